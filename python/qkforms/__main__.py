@@ -1,0 +1,5 @@
+"""Allow ``python -m qkforms``."""
+
+from qkforms.cli import main
+
+raise SystemExit(main())
