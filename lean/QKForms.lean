@@ -1,0 +1,19 @@
+import QKForms.Basic
+import QKForms.EnergyIdentities
+import QKForms.RankBalance
+import QKForms.PairingBound
+import QKForms.GramForm
+import QKForms.BalancedSignature
+import QKForms.ProfileDefs
+import QKForms.Profile
+import QKForms.RankOne
+import QKForms.ProfileFaces
+import QKForms.ProportionalLobes
+import QKForms.LobeEstimates
+import QKForms.Accumulation
+
+/-!
+# QKForms
+
+Root module of the `QKForms` library: imports every module listed in `docs/architecture.md` §2.
+-/
