@@ -6,8 +6,8 @@ profile in the 3-simplex (Definition 6, Theorem 4), its distance to the rank-one
 family Theta (Proposition 4, Theorem 5), in float64 and in exact arithmetic, and
 surveys real models through the same core.
 
-The top level is light: it imports numpy and scipy only, and the names below are
-loaded on first use.
+The top level is light: it imports numpy only. Exact arithmetic
+(:mod:`qkforms.exact`), loaders (:mod:`qkforms.models`) and the survey load on demand.
 
 Examples
 --------
@@ -18,70 +18,77 @@ Profile(a=0.0, b=1.0, c=0.0, d=0.0)
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from qkforms.errors import (
+    CheckpointError,
+    DegenerateHeadError,
+    MissingTensorError,
+    NonFiniteError,
+    NotSymmetricError,
+    QKFormsError,
+    ShapeError,
+    UnsafeFormatError,
+    UnsupportedArchitectureError,
+    VerificationError,
+    ZeroFormError,
+)
+from qkforms.faces import FaceInfo, classify_profile, spectral_type
+from qkforms.head import Head, Reduced, gram_spectrum, head_energies, reduce_heads
+from qkforms.pairing import lobe_departure, lobe_ratio, pairing_bound, pairing_gap, pairing_score
+from qkforms.parts import Energies, energies, parts
+from qkforms.profile import Profile, lobes, profile, profile_from_eigenvalues, symmetric_profile
+from qkforms.signature import Signature, count_signs, signature
+from qkforms.theta import (
+    accumulation_limit,
+    theta,
+    theta_distance,
+    theta_L,
+    theta_p,
+    theta_projection,
+)
 
 __version__ = "0.1.0"
 
-_EXPORTS: dict[str, str] = {
-    # errors
-    "QKFormsError": "qkforms.errors",
-    "ShapeError": "qkforms.errors",
-    "ZeroFormError": "qkforms.errors",
-    "NonFiniteError": "qkforms.errors",
-    "DegenerateHeadError": "qkforms.errors",
-    "NotSymmetricError": "qkforms.errors",
-    "CheckpointError": "qkforms.errors",
-    "MissingTensorError": "qkforms.errors",
-    "UnsupportedArchitectureError": "qkforms.errors",
-    "UnsafeFormatError": "qkforms.errors",
-    "VerificationError": "qkforms.errors",
-    # parts and energies (Lemma 5)
-    "parts": "qkforms.parts",
-    "energies": "qkforms.parts",
-    "Energies": "qkforms.parts",
-    # signature (Lemma 3, Theorem 3)
-    "signature": "qkforms.signature",
-    "count_signs": "qkforms.signature",
-    "Signature": "qkforms.signature",
-    # heads (Lemma 10, Theorem 3)
-    "Head": "qkforms.head",
-    "Reduced": "qkforms.head",
-    "gram_spectrum": "qkforms.head",
-    "reduce_heads": "qkforms.head",
-    # profile (Definition 6, Lemma 4)
-    "Profile": "qkforms.profile",
-    "profile": "qkforms.profile",
-    "profile_from_eigenvalues": "qkforms.profile",
-    "lobes": "qkforms.profile",
-    "symmetric_profile": "qkforms.profile",
-    # pairing (Lemma 2)
-    "pairing_score": "qkforms.pairing",
-    "pairing_bound": "qkforms.pairing",
-    "lobe_ratio": "qkforms.pairing",
-    # Theta (Proposition 4, Theorem 5)
-    "theta": "qkforms.theta",
-    "theta_distance": "qkforms.theta",
-    "theta_p": "qkforms.theta",
-    "theta_L": "qkforms.theta",
-    "accumulation_limit": "qkforms.theta",
-    # faces (Theorem 4) and spectral types (survey)
-    "FaceInfo": "qkforms.faces",
-    "classify_profile": "qkforms.faces",
-    "spectral_type": "qkforms.faces",
-}
-
-__all__ = ["__version__", *sorted(_EXPORTS)]
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'qkforms' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__all__ = [
+    "CheckpointError",
+    "DegenerateHeadError",
+    "Energies",
+    "FaceInfo",
+    "Head",
+    "MissingTensorError",
+    "NonFiniteError",
+    "NotSymmetricError",
+    "Profile",
+    "QKFormsError",
+    "Reduced",
+    "ShapeError",
+    "Signature",
+    "UnsafeFormatError",
+    "UnsupportedArchitectureError",
+    "VerificationError",
+    "ZeroFormError",
+    "__version__",
+    "accumulation_limit",
+    "classify_profile",
+    "count_signs",
+    "energies",
+    "gram_spectrum",
+    "head_energies",
+    "lobe_departure",
+    "lobe_ratio",
+    "lobes",
+    "pairing_bound",
+    "pairing_gap",
+    "pairing_score",
+    "parts",
+    "profile",
+    "profile_from_eigenvalues",
+    "reduce_heads",
+    "signature",
+    "spectral_type",
+    "symmetric_profile",
+    "theta",
+    "theta_L",
+    "theta_distance",
+    "theta_p",
+    "theta_projection",
+]

@@ -1,0 +1,333 @@
+"""Attention heads as bilinear forms: the exact reduction and the Gram route (Lemma 10).
+
+A head has query and key maps ``W_Q, W_K`` of shape ``(n, N)`` (output x input) and
+score form ``L = W_K^T W_Q`` (key-side argument first, THEORY §0). With the stacked
+matrix ``M = [W_K; W_Q]`` (2n x N), Gram matrix ``G = M M^T`` and
+``J = [[0, I], [I, 0]]``, Lemma 10 gives ``S = M^T J M / 2``, and the nonzero
+spectrum of ``S`` equals that of ``J G / 2`` (2n x 2n). Nothing here forms an N x N
+matrix unless asked (:meth:`Head.form`).
+
+Numerics. :func:`gram_spectrum` computes the spectrum of ``J G / 2`` as that of the
+symmetric ``B^T J B / 2`` with ``B = V diag(sqrt(g))`` from ``G = V diag(g) V^T``
+(similar matrices). Squaring ``M`` into ``G`` costs accuracy when ``M`` is badly
+conditioned, so heads with ``g_min < 1e-8 g_max`` (including every non-surjective
+head) are recomputed through a QR factorization ``M^T = B R`` instead (spectrum of
+``R J R^T / 2``), which keeps spurious eigenvalues at rounding level.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from qkforms._validate import as_float_array
+from qkforms.errors import DegenerateHeadError, ShapeError, ZeroFormError
+from qkforms.parts import Energies
+from qkforms.profile import Profile, profile_from_eigenvalues
+from qkforms.signature import REDUCED_TOL, Signature, count_signs
+
+__all__ = ["Head", "Reduced", "gram_spectrum", "head_energies", "reduce_heads"]
+
+#: Heads whose Gram matrix has g_min/g_max below this use the QR route.
+GRAM_CONDITION_LIMIT = 1e-8
+
+
+def _factors(W_Q: ArrayLike, W_K: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    q = as_float_array(W_Q, "W_Q", min_ndim=2)
+    k = as_float_array(W_K, "W_K", min_ndim=2)
+    if q.shape != k.shape:
+        raise ShapeError(
+            f"W_Q and W_K must have the same shape (n, N); got {q.shape} and {k.shape}"
+        )
+    if q.shape[-1] == 0 or q.shape[-2] == 0:
+        raise ShapeError(f"a head needs n >= 1 and N >= 1, got shape {q.shape}")
+    return q, k
+
+
+def _stack(q: NDArray[np.float64], k: NDArray[np.float64]) -> NDArray[np.float64]:
+    return np.concatenate([k, q], axis=-2)  # M = [W_K; W_Q]
+
+
+def _swap_halves(x: NDArray[np.float64], n: int) -> NDArray[np.float64]:
+    """Left-multiply by J = [[0, I_n], [I_n, 0]] (rows of the last-but-one axis)."""
+    return np.concatenate([x[..., n:, :], x[..., :n, :]], axis=-2)
+
+
+def _qr_spectrum(M: NDArray[np.float64], n: int) -> NDArray[np.float64]:
+    """Spectrum of J G / 2 through M^T = B R (R: k x 2n): eigenvalues of R J R^T / 2."""
+    R = np.linalg.qr(np.swapaxes(M, -1, -2), mode="r")  # (..., k, 2n), k = min(N, 2n)
+    Rt = np.swapaxes(R, -1, -2)  # (..., 2n, k)
+    C = 0.5 * (R @ _swap_halves(Rt, n))
+    lam = np.linalg.eigvalsh(0.5 * (C + np.swapaxes(C, -1, -2)))
+    pad = 2 * n - lam.shape[-1]
+    if pad > 0:  # N < 2n: the 2n x 2n matrix J G / 2 has 2n - N extra zero eigenvalues
+        lam = np.concatenate([lam, np.zeros(lam.shape[:-1] + (pad,))], axis=-1)
+    return -np.sort(-lam, axis=-1)
+
+
+def gram_spectrum(W_Q: ArrayLike, W_K: ArrayLike) -> NDArray[np.float64]:
+    """Eigenvalues of ``J G / 2`` (Lemma 10), sorted decreasingly; batched.
+
+    These are the nonzero eigenvalues of ``S = (L + L^T)/2`` for ``L = W_K^T W_Q``,
+    padded with zeros to length ``2n``; the full spectrum of ``S`` on ``R^N`` adds
+    ``N - 2n`` further zeros. Cost O(N n^2) per head; no N x N matrix is formed.
+
+    Parameters
+    ----------
+    W_Q, W_K : array_like, shape (..., n, N)
+
+    Returns
+    -------
+    ndarray, shape (..., 2n)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms import gram_spectrum
+    >>> rng = np.random.default_rng(0)
+    >>> Q, K = rng.standard_normal((2, 3, 8))
+    >>> lam = gram_spectrum(Q, K)
+    >>> S = (K.T @ Q + Q.T @ K) / 2
+    >>> dense = np.sort(np.linalg.eigvalsh(S))[::-1]
+    >>> bool(np.allclose(lam[:3], dense[:3]) and np.allclose(lam[3:], dense[-3:]))
+    True
+    """
+    q, k = _factors(W_Q, W_K)
+    n = q.shape[-2]
+    M = _stack(q, k)
+    G = M @ np.swapaxes(M, -1, -2)
+    g, V = np.linalg.eigh(G)
+    gmax = g[..., -1:]
+    ok = g[..., 0] > GRAM_CONDITION_LIMIT * gmax[..., 0]
+    B = V * np.sqrt(np.clip(g, 0.0, None))[..., None, :]
+    C = 0.5 * (np.swapaxes(B, -1, -2) @ _swap_halves(B, n))
+    lam = np.linalg.eigvalsh(0.5 * (C + np.swapaxes(C, -1, -2)))
+    lam = -np.sort(-lam, axis=-1)
+    if not np.all(ok):
+        bad = ~ok
+        lam = np.array(lam, copy=True)
+        lam[bad] = _qr_spectrum(M[bad], n)
+    return lam
+
+
+class Reduced(NamedTuple):
+    """The exact 2n x 2n representative of a head (THEORY §7.2).
+
+    ``L = basis^T-conjugate``: ``form == K_red.T @ Q_red == basis.T @ L_full @ basis``.
+    """
+
+    form: NDArray[np.float64]
+    basis: NDArray[np.float64]
+    Q_red: NDArray[np.float64]
+    K_red: NDArray[np.float64]
+
+
+def reduce_heads(W_Q: ArrayLike, W_K: ArrayLike) -> Reduced:
+    """Exact orthogonal reduction of heads; batched.
+
+    ``basis`` is an orthonormal basis (reduced QR) of ``im W_K^T + im W_Q^T``;
+    ``Q_red = W_Q basis``, ``K_red = W_K basis`` (n x 2n) and
+    ``form = K_red^T Q_red = basis^T L basis`` (2n x 2n). ``L`` vanishes on the
+    orthogonal complement of the basis, so the reduction keeps the Frobenius norms,
+    the nonzero spectrum of ``S``, the singular values of ``T`` and the profile.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms import profile, reduce_heads
+    >>> rng = np.random.default_rng(1)
+    >>> Q, K = rng.standard_normal((2, 2, 7))
+    >>> red = reduce_heads(Q, K)
+    >>> red.form.shape
+    (4, 4)
+    >>> bool(np.allclose(profile(red.form), profile(K.T @ Q)))
+    True
+    """
+    q, k = _factors(W_Q, W_K)
+    n = q.shape[-2]
+    Mt = np.swapaxes(_stack(q, k), -1, -2)  # (..., N, 2n) = [W_K^T, W_Q^T]
+    basis, R = np.linalg.qr(Mt, mode="reduced")  # Mt = basis R
+    Rt = np.swapaxes(R, -1, -2)  # (..., 2n, k): row i is (M basis)_i
+    K_red = Rt[..., :n, :]
+    Q_red = Rt[..., n:, :]
+    form = np.swapaxes(K_red, -1, -2) @ Q_red
+    return Reduced(form=form, basis=basis, Q_red=Q_red, K_red=K_red)
+
+
+def head_energies(W_Q: ArrayLike, W_K: ArrayLike) -> Energies:
+    """Lemma 5 energies of ``L = W_K^T W_Q`` from n x n Gram blocks; batched.
+
+    ``|L|^2 = <W_K W_K^T, W_Q W_Q^T>_F`` and ``tr L^2 = tr((W_Q W_K^T)^2)``; then
+    ``|S|^2, |T|^2 = (|L|^2 +- tr L^2)/2``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms import energies
+    >>> from qkforms.head import head_energies
+    >>> rng = np.random.default_rng(2)
+    >>> Q, K = rng.standard_normal((2, 3, 6))
+    >>> bool(np.allclose(head_energies(Q, K), energies(K.T @ Q)))
+    True
+    """
+    q, k = _factors(W_Q, W_K)
+    qt = np.swapaxes(q, -1, -2)
+    kk = k @ np.swapaxes(k, -1, -2)
+    qq = q @ qt
+    qk = q @ np.swapaxes(k, -1, -2)
+    norm_sq = np.sum(kk * qq, axis=(-2, -1))
+    trace_sq = np.sum(qk * np.swapaxes(qk, -1, -2), axis=(-2, -1))
+    out = (norm_sq, 0.5 * (norm_sq + trace_sq), 0.5 * (norm_sq - trace_sq), trace_sq)
+    if q.ndim == 2:
+        return Energies(*(float(v) for v in out))
+    return Energies(*out)
+
+
+class Head:
+    """One attention head, ``L = W_K^T W_Q``.
+
+    Parameters
+    ----------
+    W_Q, W_K : array_like, shape (n, N)
+        Query and key projections (output x input), any real dtype; stored as float64.
+    b_Q, b_K : array_like, shape (n,), optional
+        Query and key biases (used only by :meth:`homogenized_form`; the survey's
+        form is the bilinear part, THEORY §7.2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms import Head
+    >>> rng = np.random.default_rng(0)
+    >>> h = Head(rng.standard_normal((4, 20)), rng.standard_normal((4, 20)))
+    >>> h.signature()                      # Theorem 3: (n, n, N - 2n)
+    Signature(n_pos=4, n_neg=4, n_zero=12)
+    >>> h.is_surjective()
+    True
+    >>> p = h.profile()
+    >>> round(p.a + p.b + p.c + p.d, 12)
+    1.0
+    """
+
+    def __init__(
+        self,
+        W_Q: ArrayLike,
+        W_K: ArrayLike,
+        *,
+        b_Q: ArrayLike | None = None,
+        b_K: ArrayLike | None = None,
+    ) -> None:
+        q, k = _factors(W_Q, W_K)
+        if q.ndim != 2:
+            raise ShapeError(
+                f"Head takes one head of shape (n, N), got {q.shape}; "
+                "use the batched functions for stacks"
+            )
+        self.W_Q, self.W_K = q, k
+        n = q.shape[0]
+        self.b_Q = None if b_Q is None else as_float_array(b_Q, "b_Q").reshape(n)
+        self.b_K = None if b_K is None else as_float_array(b_K, "b_K").reshape(n)
+
+    def __repr__(self) -> str:
+        return f"Head(n={self.n}, N={self.N})"
+
+    @property
+    def n(self) -> int:
+        """Head dimension."""
+        return int(self.W_Q.shape[0])
+
+    @property
+    def N(self) -> int:  # noqa: N802 (the paper's name)
+        """Model (residual-stream) dimension."""
+        return int(self.W_Q.shape[1])
+
+    def form(self) -> NDArray[np.float64]:
+        """Return the dense N x N form ``L = W_K^T W_Q`` (only when asked)."""
+        return self.W_K.T @ self.W_Q
+
+    def reduced(self) -> Reduced:
+        """Return the exact 2n x 2n representative; see :func:`reduce_heads`."""
+        return reduce_heads(self.W_Q, self.W_K)
+
+    @cached_property
+    def _spectrum(self) -> NDArray[np.float64]:
+        return gram_spectrum(self.W_Q, self.W_K)
+
+    def spectrum(self) -> NDArray[np.float64]:
+        """Eigenvalues of ``S`` from the 2n x 2n Gram route, decreasing (length 2n).
+
+        The full spectrum on ``R^N`` is this plus ``N - 2n`` zeros (when ``N >= 2n``).
+        """
+        return self._spectrum.copy()
+
+    @cached_property
+    def _energies(self) -> Energies:
+        return head_energies(self.W_Q, self.W_K)
+
+    def energies(self) -> Energies:
+        """Lemma 5 energies of ``L`` (see :func:`qkforms.head.head_energies`)."""
+        return self._energies
+
+    def signature(self, *, tol: float = REDUCED_TOL) -> Signature:
+        """Signature ``(n_+, n_-, n_0)`` of ``S`` on ``R^N`` (threshold on the 2n spectrum)."""
+        sig = count_signs(self._spectrum, tol=tol)
+        return Signature(sig.n_pos, sig.n_neg, sig.n_zero + self.N - 2 * self.n)
+
+    def is_surjective(self, *, rtol: float | None = None) -> bool:
+        """Whether the stacked map ``x -> (W_Q x, W_K x)`` is onto ``R^{2n}``.
+
+        Numerical rank of ``M = [W_K; W_Q]`` by singular values
+        (``numpy.linalg.matrix_rank``; ``rtol`` relative to the largest). For an exact
+        answer use :func:`qkforms.exact.stacked_is_surjective`.
+        """
+        M = _stack(self.W_Q, self.W_K)
+        return int(np.linalg.matrix_rank(M, rtol=rtol)) == 2 * self.n
+
+    def expected_signature(self) -> Signature:
+        """The Theorem 3 signature ``(n, n, N - 2n)``; raises if the theorem does not apply.
+
+        Raises
+        ------
+        DegenerateHeadError
+            If the stacked map is not surjective (then Theorem 3 says nothing).
+        """
+        if not self.is_surjective():
+            raise DegenerateHeadError(
+                f"the stacked map [W_Q; W_K] of this head has rank "
+                f"{int(np.linalg.matrix_rank(_stack(self.W_Q, self.W_K)))} < 2n = {2 * self.n}: "
+                "Theorem 3 needs it surjective (rank 2n, so N >= 2n)"
+            )
+        return Signature(self.n, self.n, self.N - 2 * self.n)
+
+    def profile(self) -> Profile:
+        """The profile ``(a, b, c, d)`` of ``L`` (Definition 6), without forming ``L``.
+
+        Raises
+        ------
+        ZeroFormError
+            If ``L = 0``.
+        """
+        e = self._energies
+        if e.norm_sq <= 0:
+            raise ZeroFormError("this head's form L = W_K^T W_Q is zero: no profile")
+        return profile_from_eigenvalues(self._spectrum, e.norm_sq, max(e.skew_sq, 0.0))
+
+    def homogenized_form(self) -> NDArray[np.float64]:
+        """The (N+1) x (N+1) bilinear form of Proposition 3 (biases as an extra coordinate).
+
+        ``score(x_key, x_query) = (x_key, 1)^T Lhat (x_query, 1)`` with
+        ``Lhat = [[W_K^T W_Q, W_K^T b_Q], [b_K^T W_Q, b_K^T b_Q]]`` (missing biases are 0;
+        the architectural ``1/sqrt(n)`` is not applied).
+        """
+        n, N = self.n, self.N
+        bq = np.zeros(n) if self.b_Q is None else self.b_Q
+        bk = np.zeros(n) if self.b_K is None else self.b_K
+        out = np.empty((N + 1, N + 1))
+        out[:N, :N] = self.form()
+        out[:N, N] = self.W_K.T @ bq
+        out[N, :N] = bk @ self.W_Q
+        out[N, N] = bk @ bq
+        return out

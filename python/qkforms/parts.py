@@ -1,0 +1,107 @@
+"""Symmetric and antisymmetric parts of a bilinear form, and their energies (Lemma 5).
+
+For ``L`` in ``M_N(R)``: ``S = (L + L^T)/2``, ``T = (L - L^T)/2``, and (Lemma 5)
+``|L|^2 = |S|^2 + |T|^2``, ``|S|^2 = (|L|^2 + tr L^2)/2``, ``|T|^2 = (|L|^2 - tr L^2)/2``,
+all norms Frobenius. Functions accept stacks of matrices (leading axes are batch axes).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from qkforms._validate import as_square
+
+__all__ = ["Energies", "energies", "parts"]
+
+
+def _transpose(a: NDArray[np.float64]) -> NDArray[np.float64]:
+    return np.swapaxes(a, -1, -2)
+
+
+def parts(L: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Return the symmetric and antisymmetric parts ``(S, T)`` of ``L``.
+
+    Parameters
+    ----------
+    L : array_like, shape (..., N, N)
+        A square matrix (or a stack of them), the Gram matrix of a bilinear form.
+
+    Returns
+    -------
+    S, T : ndarray
+        ``S = (L + L^T)/2`` (symmetric) and ``T = (L - L^T)/2`` (antisymmetric);
+        ``S + T == L``.
+
+    Raises
+    ------
+    ShapeError
+        If ``L`` is not square.
+    NonFiniteError
+        If ``L`` contains NaN or Inf.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms import parts
+    >>> S, T = parts(np.array([[1.0, 2.0], [0.0, 3.0]]))
+    >>> S
+    array([[1., 1.],
+           [1., 3.]])
+    >>> T
+    array([[ 0.,  1.],
+           [-1.,  0.]])
+    """
+    arr = as_square(L)
+    tr = _transpose(arr)
+    return 0.5 * (arr + tr), 0.5 * (arr - tr)
+
+
+class Energies(NamedTuple):
+    """Squared Frobenius norms of ``L``, ``S``, ``T`` and the trace of ``L^2``."""
+
+    norm_sq: float | NDArray[np.float64]
+    sym_sq: float | NDArray[np.float64]
+    skew_sq: float | NDArray[np.float64]
+    trace_sq: float | NDArray[np.float64]
+
+
+def energies(L: ArrayLike) -> Energies:
+    """Return ``Energies(norm_sq, sym_sq, skew_sq, trace_sq)`` of ``L`` (Lemma 5).
+
+    ``norm_sq = |L|^2`` (sum of squared entries), ``sym_sq = |S|^2``,
+    ``skew_sq = |T|^2`` and ``trace_sq = tr(L^2) = <L, L^T>_F``. Lemma 5 says
+    ``norm_sq = sym_sq + skew_sq`` and ``sym_sq - skew_sq = trace_sq``.
+
+    Parameters
+    ----------
+    L : array_like, shape (..., N, N)
+
+    Returns
+    -------
+    Energies
+        Floats for one matrix, arrays over the leading axes for a stack.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms import energies
+    >>> e = energies(np.array([[1.0, 2.0], [0.0, 3.0]]))
+    >>> e
+    Energies(norm_sq=14.0, sym_sq=12.0, skew_sq=2.0, trace_sq=10.0)
+    >>> e.sym_sq + e.skew_sq == e.norm_sq
+    True
+    """
+    arr = as_square(L)
+    S, T = parts(arr)
+    out = (
+        np.sum(arr * arr, axis=(-2, -1)),
+        np.sum(S * S, axis=(-2, -1)),
+        np.sum(T * T, axis=(-2, -1)),
+        np.sum(arr * _transpose(arr), axis=(-2, -1)),
+    )
+    if arr.ndim == 2:
+        return Energies(*(float(v) for v in out))
+    return Energies(*out)
