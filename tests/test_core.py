@@ -1,0 +1,346 @@
+"""Unit tests of the float64 core against independent computations and known values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import qkforms as qk
+from qkforms.faces import spectral_type_imbalance
+
+RNG = np.random.default_rng(12345)
+
+
+def dense_profile(L: np.ndarray) -> np.ndarray:
+    """Definition 6 written out directly (independent of qkforms.profile)."""
+    S = (L + L.T) / 2
+    T = (L - L.T) / 2
+    lam = np.linalg.eigvalsh(S)
+    pos = sorted((x for x in lam if x > 0), reverse=True)
+    neg = sorted((-x for x in lam if x < 0), reverse=True)
+    k = max(len(pos), len(neg))
+    alpha = np.array(pos + [0.0] * (k - len(pos)))
+    beta = np.array(neg + [0.0] * (k - len(neg)))
+    nsq = float(np.sum(L**2))
+    return np.array(
+        [
+            np.sum(T**2) / nsq,
+            2 * alpha @ beta / nsq,
+            np.sum(np.clip(alpha - beta, 0, None) ** 2) / nsq,
+            np.sum(np.clip(beta - alpha, 0, None) ** 2) / nsq,
+        ]
+    )
+
+
+# --- parts and energies (Lemma 5) -------------------------------------------------
+
+
+def test_parts_reassemble_and_are_orthogonal() -> None:
+    L = RNG.standard_normal((6, 6))
+    S, T = qk.parts(L)
+    np.testing.assert_allclose(S + T, L)
+    np.testing.assert_allclose(S, S.T)
+    np.testing.assert_allclose(T, -T.T)
+    assert abs(np.sum(S * T)) < 1e-12
+
+
+def test_energies_lemma5_identities() -> None:
+    L = RNG.standard_normal((7, 7))
+    e = qk.energies(L)
+    assert e.norm_sq == pytest.approx(np.linalg.norm(L) ** 2)
+    assert e.trace_sq == pytest.approx(np.trace(L @ L))
+    assert e.sym_sq == pytest.approx(0.5 * e.norm_sq + 0.5 * e.trace_sq)
+    assert e.skew_sq == pytest.approx(0.5 * e.norm_sq - 0.5 * e.trace_sq)
+    assert e.sym_sq + e.skew_sq == pytest.approx(e.norm_sq)
+
+
+def test_energies_batched() -> None:
+    Ls = RNG.standard_normal((3, 4, 4))
+    e = qk.energies(Ls)
+    assert e.norm_sq.shape == (3,)
+    assert e.trace_sq[1] == pytest.approx(np.trace(Ls[1] @ Ls[1]))
+
+
+@pytest.mark.parametrize("bad", [np.zeros((2, 3)), np.zeros((0, 0)), np.zeros(3)])
+def test_non_square_rejected(bad: np.ndarray) -> None:
+    with pytest.raises(qk.ShapeError):
+        qk.parts(bad)
+
+
+def test_nan_rejected_with_index() -> None:
+    L = np.eye(3)
+    L[1, 2] = np.nan
+    with pytest.raises(qk.NonFiniteError, match=r"\(1, 2\)"):
+        qk.profile(L)
+
+
+# --- signature -------------------------------------------------------------------
+
+
+def test_count_signs_threshold_is_relative() -> None:
+    assert qk.count_signs([1e6, -1e-2, 0.0], tol=1e-9) == (1, 1, 1)
+    assert qk.count_signs([1e6, -1e-2, 0.0], tol=1e-7) == (1, 0, 2)
+    assert qk.count_signs([0.0, 0.0]) == (0, 0, 2)
+
+
+@pytest.mark.parametrize(("n", "N"), [(1, 2), (2, 9), (4, 20), (8, 64), (3, 6)])
+def test_theorem3_random_heads(n: int, N: int) -> None:
+    Q, K = RNG.standard_normal((2, n, N))
+    h = qk.Head(Q, K)
+    assert h.is_surjective()
+    assert h.signature() == (n, n, N - 2 * n)
+    assert qk.signature(h.form()) == (n, n, N - 2 * n)
+    assert h.expected_signature() == (n, n, N - 2 * n)
+
+
+def test_degenerate_heads_break_theorem3() -> None:
+    Q = RNG.standard_normal((4, 20))
+    same = qk.Head(Q, Q)  # S = Q^T Q is PSD of rank 4
+    assert not same.is_surjective()
+    assert same.signature() == (4, 0, 16)
+    with pytest.raises(qk.DegenerateHeadError, match="rank 4 < 2n = 8"):
+        same.expected_signature()
+    low = qk.Head(RNG.standard_normal((4, 2)) @ RNG.standard_normal((2, 20)), Q)
+    assert low.signature() == qk.signature(low.form()) == (2, 2, 16)
+
+
+def test_head_with_N_below_2n() -> None:
+    Q, K = RNG.standard_normal((2, 5, 7))
+    h = qk.Head(Q, K)
+    assert not h.is_surjective()
+    assert h.signature() == qk.signature(h.form())
+    assert sum(h.signature()) == 7
+
+
+# --- Gram route vs dense (Lemma 10) ----------------------------------------------
+
+
+def test_gram_spectrum_matches_dense_nonzero_spectrum() -> None:
+    Q, K = RNG.standard_normal((2, 6, 40))
+    lam = qk.gram_spectrum(Q, K)
+    dense = np.sort(np.linalg.eigvalsh(qk.parts(K.T @ Q)[0]))[::-1]
+    np.testing.assert_allclose(lam[:6], dense[:6], rtol=1e-10)
+    np.testing.assert_allclose(lam[6:], dense[-6:], rtol=1e-10)
+    np.testing.assert_allclose(dense[6:-6], 0.0, atol=1e-10)
+
+
+def test_gram_spectrum_batched_equals_per_head() -> None:
+    Q, K = RNG.standard_normal((2, 3, 4, 30))
+    lam = qk.gram_spectrum(Q, K)
+    for i in range(3):
+        np.testing.assert_allclose(lam[i], qk.Head(Q[i], K[i]).spectrum(), rtol=1e-12)
+
+
+def test_gram_spectrum_qr_fallback_for_ill_conditioned_batch() -> None:
+    Q, K = RNG.standard_normal((2, 2, 3, 12))
+    K[1] = Q[1]  # second head degenerate: falls back to the QR route
+    lam = qk.gram_spectrum(Q, K)
+    dense = np.sort(np.linalg.eigvalsh(qk.parts(K[1].T @ Q[1])[0]))[::-1][:6]
+    np.testing.assert_allclose(lam[1][:3], dense[:3], rtol=1e-10)
+    assert np.max(np.abs(lam[1][3:])) < 1e-12 * lam[1][0]
+
+
+def test_reduced_form_is_exact_representative() -> None:
+    Q, K = RNG.standard_normal((2, 3, 25))
+    h = qk.Head(Q, K)
+    red = h.reduced()
+    L = h.form()
+    np.testing.assert_allclose(red.basis.T @ red.basis, np.eye(6), atol=1e-12)
+    np.testing.assert_allclose(red.form, red.basis.T @ L @ red.basis, atol=1e-10)
+    np.testing.assert_allclose(red.basis @ red.form @ red.basis.T, L, atol=1e-10)
+    np.testing.assert_allclose(qk.profile(red.form), qk.profile(L), atol=1e-12)
+
+
+def test_head_energies_from_gram_blocks() -> None:
+    Q, K = RNG.standard_normal((2, 4, 15))
+    np.testing.assert_allclose(qk.head_energies(Q, K), qk.energies(K.T @ Q), rtol=1e-12)
+
+
+def test_homogenized_form_reproduces_biaffine_score() -> None:
+    Q, K = RNG.standard_normal((2, 3, 5))
+    bq, bk = RNG.standard_normal((2, 3))
+    h = qk.Head(Q, K, b_Q=bq, b_K=bk)
+    x_key, x_query = RNG.standard_normal((2, 5))
+    score = (Q @ x_query + bq) @ (K @ x_key + bk)
+    Lhat = h.homogenized_form()
+    assert np.append(x_key, 1) @ Lhat @ np.append(x_query, 1) == pytest.approx(score)
+
+
+def test_head_shape_errors() -> None:
+    with pytest.raises(qk.ShapeError, match="same shape"):
+        qk.Head(np.ones((2, 5)), np.ones((3, 5)))
+    with pytest.raises(qk.ShapeError, match="one head"):
+        qk.Head(np.ones((2, 2, 5)), np.ones((2, 2, 5)))
+    with pytest.raises(qk.ZeroFormError):
+        qk.Head(np.zeros((2, 5)), np.ones((2, 5))).profile()
+
+
+# --- profile (Definition 6, Lemma 4) -----------------------------------------------
+
+
+@pytest.mark.parametrize("N", [2, 3, 5, 9])
+def test_profile_matches_direct_definition(N: int) -> None:
+    for _ in range(5):
+        L = RNG.standard_normal((N, N))
+        np.testing.assert_allclose(qk.profile(L), dense_profile(L), atol=1e-12)
+
+
+def test_profile_vertices() -> None:
+    A = RNG.standard_normal((4, 4))
+    assert qk.profile(A - A.T) == pytest.approx((1, 0, 0, 0))
+    assert qk.profile(np.diag([1.0, -1.0])) == pytest.approx((0, 1, 0, 0))
+    assert qk.profile(A @ A.T) == pytest.approx((0, 0, 1, 0))
+    assert qk.profile(-A @ A.T) == pytest.approx((0, 0, 0, 1))
+
+
+def test_profile_invariances() -> None:
+    L = RNG.standard_normal((5, 5))
+    p = np.array(qk.profile(L))
+    U, _ = np.linalg.qr(RNG.standard_normal((5, 5)))
+    np.testing.assert_allclose(qk.profile(3.7 * L), p, atol=1e-12)
+    np.testing.assert_allclose(qk.profile(L.T), p, atol=1e-12)
+    np.testing.assert_allclose(qk.profile(U.T @ L @ U), p, atol=1e-12)
+    np.testing.assert_allclose(qk.profile(-L), p[[0, 1, 3, 2]], atol=1e-12)
+
+
+def test_profile_padding_and_zero_eigenvalues_change_nothing() -> None:
+    p = qk.profile_from_eigenvalues([3.0, -1.0], 20.0)
+    q = qk.profile_from_eigenvalues([3.0, 0.0, 0.0, -1.0, 0.0], 20.0)
+    assert p == q
+    assert p == pytest.approx((0.5, 0.3, 0.2, 0.0))
+
+
+def test_profile_of_zero_raises() -> None:
+    with pytest.raises(qk.ZeroFormError, match="undefined"):
+        qk.profile(np.zeros((3, 3)))
+
+
+def test_lemma4_symmetric_profile_is_profile_of_S() -> None:
+    L = RNG.standard_normal((6, 6))
+    S, _ = qk.parts(L)
+    p = qk.profile(L)
+    pS = qk.profile(S)
+    assert pS.a == pytest.approx(0.0, abs=1e-14)
+    np.testing.assert_allclose(qk.symmetric_profile(p), pS[1:], atol=1e-12)
+    np.testing.assert_allclose(np.array(p[1:]), (1 - p.a) * np.array(pS[1:]), atol=1e-12)
+
+
+def test_pairing_score_relation_to_profile() -> None:
+    L = RNG.standard_normal((6, 6))
+    S, _ = qk.parts(L)
+    lam = np.linalg.eigvalsh(S)
+    p = qk.profile(L)
+    assert qk.pairing_score(lam) == pytest.approx(1 - np.sqrt(1 - p.b / (1 - p.a)))
+
+
+# --- pairing (Lemma 2) ---------------------------------------------------------------
+
+
+def test_lemma2_bound_and_equality_case() -> None:
+    alpha = np.array([5.0, 3.0, 1.0])
+    prop = np.concatenate([alpha, -0.4 * alpha])
+    assert qk.lobe_ratio(prop) == pytest.approx(0.4)
+    assert qk.pairing_score(prop) == pytest.approx(qk.pairing_bound(0.4))
+    assert qk.pairing_gap(prop) == pytest.approx(0.0, abs=1e-14)
+    skew = np.array([5.0, 3.0, 1.0, -1.0, -2.0, -0.1])
+    assert qk.pairing_gap(skew) > 1e-3
+    assert qk.lobe_departure(skew) > 0.1
+
+
+def test_pairing_bound_symmetry_and_limits() -> None:
+    for r in [0.1, 0.5, 3.0]:
+        assert qk.pairing_bound(r) == pytest.approx(qk.pairing_bound(1 / r))
+    assert qk.pairing_bound(np.inf) == 0.0
+    assert qk.pairing_bound(0.0) == pytest.approx(0.0)
+
+
+# --- Theta (Proposition 4), Theorem 5 limit --------------------------------------------
+
+
+@pytest.mark.parametrize("N", [2, 3, 6])
+def test_rank_one_profiles_are_theta(N: int) -> None:
+    for _ in range(10):
+        u, v = RNG.standard_normal((2, N))
+        L = np.outer(u, v)
+        t = np.trace(L) / np.linalg.norm(L)
+        np.testing.assert_allclose(qk.profile(L), qk.theta(t), atol=1e-12)
+        assert qk.theta_distance(qk.profile(L)) < 1e-7
+
+
+def test_theta_round_trip_and_parametrizations() -> None:
+    for t in np.linspace(-1, 1, 21):
+        q, t_back = qk.theta_projection(qk.theta(t))
+        assert float(t_back) == pytest.approx(t, abs=1e-9)
+    for rho in [0.0, 0.25, 0.5, 1.0, 2.0]:
+        np.testing.assert_allclose(
+            qk.theta_p(rho), qk.theta((1 - rho) / np.sqrt(1 + rho**2)), atol=1e-12
+        )
+        np.testing.assert_allclose(qk.theta_L(rho), qk.theta((1 - rho) / (1 + rho)), atol=1e-12)
+    assert qk.theta_p(np.inf) == (0.0, 0.0, 0.0, 1.0)
+
+
+def test_theta_L_is_profile_of_proportional_lobes_with_a_equal_b() -> None:
+    # S = diag(alpha, -rho alpha) with a skew block making a = b: built from a rank-one L
+    rho = 0.5
+    t = (1 - rho) / (1 + rho)
+    L = np.outer([1.0, 0.0], [t, np.sqrt(1 - t**2)])
+    S, _ = qk.parts(L)
+    lam = np.linalg.eigvalsh(S)
+    assert qk.lobe_ratio(lam) == pytest.approx(rho)
+    np.testing.assert_allclose(qk.profile(L), qk.theta_L(rho), atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("rho", "bcd"),
+    [
+        (0.5, (0.8, 0.2, 0.0)),
+        (1.0, (1.0, 0.0, 0.0)),
+        (0.9, (0.99448, 0.00552, 0.0)),
+        (0.75, (0.96, 0.04, 0.0)),
+        (0.25, (0.470588, 0.529412, 0.0)),
+        (2.0, (0.8, 0.0, 0.2)),
+    ],
+)
+def test_accumulation_limit_worked_examples(rho: float, bcd: tuple[float, ...]) -> None:
+    lim = qk.accumulation_limit(rho)
+    assert lim.a == 0.0
+    np.testing.assert_allclose(lim[1:], bcd, atol=5e-6)
+    # the limit lies in p(Theta)
+    q = qk.theta_p(rho)
+    np.testing.assert_allclose((0.0, q.a + q.b, q.c, q.d), lim, atol=1e-12)
+
+
+def test_theta_distance_closed_form_vs_dense_sampling() -> None:
+    ts = np.linspace(-1, 1, 200001)
+    curve = np.stack(qk.theta(ts), axis=-1)
+    for _ in range(5):
+        x = RNG.dirichlet(np.ones(4))
+        brute = np.min(np.linalg.norm(curve - x, axis=1))
+        assert qk.theta_distance(x) == pytest.approx(brute, abs=1e-5)
+        assert qk.theta_distance(x) <= brute + 1e-12
+
+
+# --- faces (Theorem 4) and spectral types ----------------------------------------------
+
+
+def test_classify_profile_vertices_and_empty_edge() -> None:
+    assert qk.classify_profile((1, 0, 0, 0)).vertex == "a"
+    info = qk.classify_profile((0, 0, 0.3, 0.7))
+    assert not info.attainable and info.dimension == 1
+    assert qk.classify_profile((0.2, 0.3, 0.5, 0.0)).zero == ("d",)
+    with pytest.raises(ValueError, match="not a point"):
+        qk.classify_profile((0.5, 0.5, 0.5, 0.0))
+
+
+def test_empty_edge_never_attained_by_random_forms() -> None:
+    for _ in range(200):
+        L = RNG.standard_normal((4, 4))
+        p = qk.profile(L)
+        assert qk.classify_profile(p).attainable
+
+
+def test_spectral_type_radius_rule() -> None:
+    assert qk.spectral_type((0.5, 0.495, 0.005, 0.0)) == "II"
+    assert qk.spectral_type((0.5, 0.3, 0.1, 0.1)) == "I-"  # tie goes to I-
+    assert qk.spectral_type((0.5, 0.3, 0.15, 0.05), radius=0.5) == "II"
+    assert spectral_type_imbalance((0.5, 0.3, 0.1, 0.1)) == "II"
