@@ -32,8 +32,11 @@ eigenvalues, both padded with zeros. The profile is `π(L) = (a, b, c, d)` with
   enumeration, `α j = max (μ j) 0` and `β j = max (-μ (Fin.rev j)) 0`.
 * `QKForms.posLobe_eq_of_eigs`, `QKForms.profile_eq_of_isSymm`: the lobes and the profile of a
   symmetric matrix `S` are functions of the multiset `eigs S` (and of `frobSq S`, which itself
-  is the sum of the squared eigenvalues, see `QKForms.frobSq_eq_sum_sq_eigs` in
-  `QKForms/ProfileDefs.lean` below).
+  is the sum of the squared eigenvalues: `QKForms.frobSq_eq_sum_sq_eigs`).
+* Spectral helpers over `ℝ`: `QKForms.spectral_real` (`S = V diag(λ) Vᵀ`, `V = eigMat hS`
+  orthogonal), `QKForms.frobSq_eq_sum_sq_eigenvalues`, `QKForms.eigs_conj_diagonal`
+  (`eigs (V diag(d) Vᵀ) = {d i}`), `QKForms.posLobe_eq_eigenvalues₀`,
+  `QKForms.negLobe_eq_eigenvalues₀` (lobes through Mathlib's antitone `eigenvalues₀`).
 
 ## Encoding
 
@@ -275,5 +278,178 @@ theorem profile_eq_of_isSymm {S : Matrix ι ι ℝ} (hS : Sᵀ = S) {m : Multise
     negLobe_eq_of_eigs S hm]
 
 end Symmetric
+
+section Spectral
+
+/-! ### Spectral helpers for real symmetric matrices
+
+Mathlib's spectral theorem (`Matrix.IsHermitian.spectral_theorem`,
+Mathlib/Analysis/Matrix/Spectrum.lean) is stated over `RCLike 𝕜`, with a unitary matrix of
+eigenvectors; since late 2025 it is phrased with `Unitary.conjStarAlgAut`, whose application is
+*definitionally* `U * A * star U` (`Unitary.conjStarAlgAut_apply` is proved by `rfl`,
+Mathlib/Algebra/Star/UnitaryStarAlgAut.lean). We restate it over `ℝ` with an orthogonal matrix
+and a transpose. -/
+
+variable {ι : Type*} [Fintype ι] [DecidableEq ι]
+
+/-- `‖X‖² = tr (Xᵀ X)`. -/
+theorem frobSq_eq_trace_transpose_mul (X : Matrix ι ι ℝ) : frobSq X = trace (Xᵀ * X) := by
+  unfold frobSq
+  rw [Finset.sum_comm]
+  unfold Matrix.trace
+  apply Finset.sum_congr rfl
+  intro j _
+  rw [Matrix.diag_apply, Matrix.mul_apply]
+  apply Finset.sum_congr rfl
+  intro i _
+  rw [Matrix.transpose_apply, sq]
+
+/-- Conjugating by an orthogonal matrix preserves the trace. -/
+theorem trace_conj_of_orthogonal {V : Matrix ι ι ℝ} (hV : Vᵀ * V = 1) (Y : Matrix ι ι ℝ) :
+    trace (V * Y * Vᵀ) = trace Y := by
+  -- `Matrix.trace_mul_comm` (Mathlib/LinearAlgebra/Matrix/Trace.lean)
+  rw [Matrix.mul_assoc, Matrix.trace_mul_comm, Matrix.mul_assoc, hV, Matrix.mul_one]
+
+/-- Conjugating by an orthogonal matrix preserves the squared Frobenius norm. -/
+theorem frobSq_conj_of_orthogonal {V : Matrix ι ι ℝ} (hV : Vᵀ * V = 1) (X : Matrix ι ι ℝ) :
+    frobSq (V * X * Vᵀ) = frobSq X := by
+  have h : (V * X * Vᵀ)ᵀ * (V * X * Vᵀ) = V * (Xᵀ * X) * Vᵀ := by
+    calc (V * X * Vᵀ)ᵀ * (V * X * Vᵀ) = V * Xᵀ * (Vᵀ * V) * X * Vᵀ := by
+          simp only [Matrix.transpose_mul, Matrix.transpose_transpose, Matrix.mul_assoc]
+      _ = V * (Xᵀ * X) * Vᵀ := by
+          rw [hV, Matrix.mul_one, Matrix.mul_assoc V Xᵀ X]
+  rw [frobSq_eq_trace_transpose_mul, frobSq_eq_trace_transpose_mul, h,
+    trace_conj_of_orthogonal hV]
+
+/-- `‖diag d‖² = ∑ i, d i ^ 2`. -/
+theorem frobSq_diagonal (d : ι → ℝ) : frobSq (diagonal d) = ∑ i, d i ^ 2 := by
+  unfold frobSq
+  apply Finset.sum_congr rfl
+  intro i _
+  rw [Finset.sum_eq_single i]
+  · rw [Matrix.diagonal_apply_eq]
+  · intro j _ hji
+    rw [Matrix.diagonal_apply_ne d (Ne.symm hji)]
+    norm_num
+  · intro h
+    exact absurd (Finset.mem_univ i) h
+
+/-- Conjugating by an orthogonal matrix preserves the characteristic polynomial. -/
+theorem charpoly_conj_of_orthogonal {V : Matrix ι ι ℝ} (hV : Vᵀ * V = 1) (X : Matrix ι ι ℝ) :
+    (V * X * Vᵀ).charpoly = X.charpoly := by
+  -- `Matrix.charpoly_mul_comm` (Mathlib/LinearAlgebra/Matrix/Charpoly/, the `AB`/`BA` file;
+  -- also used in the proof of `Matrix.IsHermitian.charpoly_eq`)
+  rw [Matrix.charpoly_mul_comm (V * X) Vᵀ, ← Matrix.mul_assoc, hV, Matrix.one_mul]
+
+/-- Conjugating by an orthogonal matrix preserves the eigenvalue multiset. -/
+theorem eigs_conj_of_orthogonal {V : Matrix ι ι ℝ} (hV : Vᵀ * V = 1) (X : Matrix ι ι ℝ) :
+    eigs (V * X * Vᵀ) = eigs X := by
+  unfold eigs
+  rw [charpoly_conj_of_orthogonal hV]
+
+/-- The eigenvalues of a diagonal matrix are its diagonal entries. -/
+theorem eigs_diagonal (d : ι → ℝ) : eigs (diagonal d) = Multiset.map d Finset.univ.val := by
+  unfold eigs
+  -- `Matrix.charpoly_diagonal` (Mathlib/LinearAlgebra/Matrix/Charpoly/Basic.lean),
+  -- `Polynomial.roots_multiset_prod_X_sub_C` (Mathlib/Algebra/Polynomial/Roots.lean)
+  rw [Matrix.charpoly_diagonal, Finset.prod_eq_multiset_prod,
+    ← Polynomial.roots_multiset_prod_X_sub_C (Multiset.map d Finset.univ.val), Multiset.map_map]
+  rfl
+
+/-- The eigenvalues of `V diag(d) Vᵀ`, `V` orthogonal, are the entries of `d`. -/
+theorem eigs_conj_diagonal {V : Matrix ι ι ℝ} (hV : Vᵀ * V = 1) (d : ι → ℝ) :
+    eigs (V * diagonal d * Vᵀ) = Multiset.map d Finset.univ.val := by
+  rw [eigs_conj_of_orthogonal hV, eigs_diagonal]
+
+/-- The eigenvector matrix of a real symmetric matrix, as a real matrix. -/
+noncomputable def eigMat {S : Matrix ι ι ℝ} (hS : S.IsHermitian) : Matrix ι ι ℝ :=
+  (hS.eigenvectorUnitary : Matrix ι ι ℝ)
+
+theorem star_eigMat {S : Matrix ι ι ℝ} (hS : S.IsHermitian) :
+    star (eigMat hS) = (eigMat hS)ᵀ := by
+  -- `Matrix.star_eq_conjTranspose`, `Matrix.conjTranspose_eq_transpose_of_trivial`
+  rw [Matrix.star_eq_conjTranspose, Matrix.conjTranspose_eq_transpose_of_trivial]
+
+/-- The eigenvector matrix is orthogonal: `Vᵀ V = 1`. -/
+theorem eigMat_transpose_mul {S : Matrix ι ι ℝ} (hS : S.IsHermitian) :
+    (eigMat hS)ᵀ * eigMat hS = 1 := by
+  -- `Matrix.mem_unitaryGroup_iff'` (Mathlib/LinearAlgebra/UnitaryGroup.lean)
+  have h : star (eigMat hS) * eigMat hS = 1 :=
+    Matrix.mem_unitaryGroup_iff'.1 hS.eigenvectorUnitary.2
+  rw [star_eigMat] at h
+  exact h
+
+/-- The eigenvector matrix is orthogonal: `V Vᵀ = 1`. -/
+theorem eigMat_mul_transpose {S : Matrix ι ι ℝ} (hS : S.IsHermitian) :
+    eigMat hS * (eigMat hS)ᵀ = 1 := by
+  have h : eigMat hS * star (eigMat hS) = 1 :=
+    Matrix.mem_unitaryGroup_iff.1 hS.eigenvectorUnitary.2
+  rw [star_eigMat] at h
+  exact h
+
+/-- **Real spectral theorem**: `S = V diag(λ) Vᵀ` with `λ = hS.eigenvalues`. -/
+theorem spectral_real {S : Matrix ι ι ℝ} (hS : S.IsHermitian) :
+    S = eigMat hS * diagonal hS.eigenvalues * (eigMat hS)ᵀ := by
+  rw [← star_eigMat hS]
+  have h := hS.spectral_theorem
+  -- `RCLike.ofReal : ℝ → ℝ` is the identity by definition, and `conjStarAlgAut` unfolds to
+  -- `U * A * star U` by definition; so `h` is the goal up to `rfl`.
+  first
+  | exact h
+  | (rw [Unitary.conjStarAlgAut_apply] at h; exact h)
+
+/-- For a symmetric real matrix, `‖S‖² = ∑ i, λ_i²`. -/
+theorem frobSq_eq_sum_sq_eigenvalues {S : Matrix ι ι ℝ} (hS : S.IsHermitian) :
+    frobSq S = ∑ i, hS.eigenvalues i ^ 2 := by
+  conv_lhs => rw [spectral_real hS]
+  rw [frobSq_conj_of_orthogonal (eigMat_transpose_mul hS), frobSq_diagonal]
+
+/-- For a symmetric real matrix, `‖S‖²` is the sum of the squares of `eigs S`. -/
+theorem frobSq_eq_sum_sq_eigs {S : Matrix ι ι ℝ} (hS : S.IsHermitian) :
+    frobSq S = ((eigs S).map (· ^ 2)).sum := by
+  rw [frobSq_eq_sum_sq_eigenvalues hS, eigs_eq_map_eigenvalues hS, Multiset.map_map,
+    Finset.sum_eq_multiset_sum]
+  rfl
+
+/-- Reindexing the values of a function by an equivalence does not change their multiset. -/
+theorem map_univ_val_comp_equiv {α β : Type*} [Fintype α] [Fintype β] (e : α ≃ β)
+    (f : β → ℝ) : Multiset.map (f ∘ e) Finset.univ.val = Multiset.map f Finset.univ.val := by
+  -- `Finset.map_univ_equiv`, `Finset.map_val`, `Multiset.map_map`
+  conv_rhs => rw [← Finset.map_univ_equiv e, Finset.map_val, Multiset.map_map]
+  rfl
+
+/-- The equivalence `Fin N ≃ ι` through which Mathlib indexes the eigenvalues
+(`Matrix.IsHermitian.eigenvalues`, Mathlib/Analysis/Matrix/Spectrum.lean). -/
+noncomputable def eigIndexEquiv (ι : Type*) [Fintype ι] : Fin (Fintype.card ι) ≃ ι :=
+  Fintype.equivOfCardEq (Fintype.card_fin _)
+
+theorem eigenvalues_eq_eigenvalues₀ {S : Matrix ι ι ℝ} (hS : S.IsHermitian) (i : ι) :
+    hS.eigenvalues i = hS.eigenvalues₀ ((eigIndexEquiv ι).symm i) :=
+  rfl
+
+/-- The sorted eigenvalues `eigenvalues₀` enumerate `eigs S`. -/
+theorem map_eigenvalues₀_eq_eigs {S : Matrix ι ι ℝ} (hS : S.IsHermitian) :
+    Multiset.map hS.eigenvalues₀ Finset.univ.val = eigs S := by
+  rw [eigs_eq_map_eigenvalues hS]
+  have h : hS.eigenvalues = hS.eigenvalues₀ ∘ (eigIndexEquiv ι).symm := by
+    funext i
+    exact eigenvalues_eq_eigenvalues₀ hS i
+  rw [h, map_univ_val_comp_equiv]
+
+/-- The lobes of `L` through the sorted eigenvalues `μ = eigenvalues₀` of its symmetric part:
+`α j = max (μ j) 0`. -/
+theorem posLobe_eq_eigenvalues₀ (L : Matrix ι ι ℝ) (j : Fin (Fintype.card ι)) :
+    posLobe L j = max ((symPart_isHermitian L).eigenvalues₀ j) 0 :=
+  posLobeOf_eq_of_antitone _ (symPart_isHermitian L).eigenvalues₀_antitone
+    (map_eigenvalues₀_eq_eigs (symPart_isHermitian L)) j
+
+/-- The lobes of `L` through the sorted eigenvalues `μ = eigenvalues₀` of its symmetric part:
+`β j = max (-μ (rev j)) 0`. -/
+theorem negLobe_eq_eigenvalues₀ (L : Matrix ι ι ℝ) (j : Fin (Fintype.card ι)) :
+    negLobe L j = max (-(symPart_isHermitian L).eigenvalues₀ (Fin.rev j)) 0 :=
+  negLobeOf_eq_of_antitone _ (symPart_isHermitian L).eigenvalues₀_antitone
+    (map_eigenvalues₀_eq_eigs (symPart_isHermitian L)) j
+
+end Spectral
 
 end QKForms
