@@ -1,0 +1,138 @@
+"""Exact-arithmetic mirror of the float core (rationals via python-flint and sympy).
+
+No floating point touches a value here: floats are converted exactly to dyadic
+rationals, signatures come from characteristic polynomials and Descartes' rule of
+signs, profiles from rational spectra (or sympy radicals), orthogonal matrices from
+the Cayley transform.
+
+Main entry points: :func:`signature`, :func:`head_signature`, :func:`rank`,
+:func:`stacked_is_surjective`, :func:`cayley_orthogonal`, :func:`profile`,
+:func:`profile_from_spectrum`, :func:`hp_decomposition`.
+
+Examples
+--------
+>>> from qkforms import exact
+>>> exact.signature([[0, 1], [1, 0]])
+Signature(n_pos=1, n_neg=1, n_zero=0)
+>>> exact.head_signature([[1, 0, 0, 0, 0]], [[0, 1, 0, 0, 0]])
+Signature(n_pos=1, n_neg=1, n_zero=3)
+>>> exact.profile([[1, 0], [0, -1]]).to_float()
+Profile(a=0.0, b=1.0, c=0.0, d=0.0)
+"""
+
+from __future__ import annotations
+
+from qkforms.exact.constructions import (
+    diagonal,
+    integer_matrix,
+    random_form,
+    random_head,
+    random_spectrum,
+    symmetric_with_spectrum,
+)
+from qkforms.exact.faces import (
+    commute,
+    has_symmetric_spectrum,
+    hp_decomposition,
+    is_nsd,
+    is_psd,
+    is_semidefinite,
+)
+from qkforms.exact.orthogonal import (
+    IrrationalSpectrumError,
+    cayley_orthogonal,
+    is_orthogonal,
+    line_projector,
+    orthogonal_eigenbasis,
+    random_orthogonal,
+    random_skew,
+    rational_spectrum,
+)
+from qkforms.exact.parts import as_fraction, energies, frobenius_inner, parts, trace
+from qkforms.exact.polynomial import descartes_counts, sign_changes
+from qkforms.exact.profile import (
+    ExactProfile,
+    PairingQuantities,
+    exact_lobes,
+    pairing_quantities,
+    profile,
+    profile_from_spectrum,
+    symmetric_profile,
+)
+from qkforms.exact.rational import (
+    NotRationalError,
+    fraction_matrix,
+    frob_sq,
+    is_symmetric,
+    modular_image,
+    scaled_integer_matrix,
+    to_fmpq_mat,
+    to_fraction,
+    to_sympy_matrix,
+)
+from qkforms.exact.signature import (
+    Signature,
+    charpoly,
+    gram_operator,
+    head_signature,
+    rank,
+    signature,
+    stacked_is_surjective,
+    stacked_matrix,
+    symmetric_head_form,
+)
+
+__all__ = [
+    "ExactProfile",
+    "IrrationalSpectrumError",
+    "NotRationalError",
+    "PairingQuantities",
+    "Signature",
+    "as_fraction",
+    "cayley_orthogonal",
+    "charpoly",
+    "commute",
+    "descartes_counts",
+    "diagonal",
+    "energies",
+    "exact_lobes",
+    "fraction_matrix",
+    "frob_sq",
+    "frobenius_inner",
+    "gram_operator",
+    "has_symmetric_spectrum",
+    "head_signature",
+    "hp_decomposition",
+    "integer_matrix",
+    "is_nsd",
+    "is_orthogonal",
+    "is_psd",
+    "is_semidefinite",
+    "is_symmetric",
+    "line_projector",
+    "modular_image",
+    "orthogonal_eigenbasis",
+    "pairing_quantities",
+    "parts",
+    "profile",
+    "profile_from_spectrum",
+    "random_form",
+    "random_head",
+    "random_orthogonal",
+    "random_skew",
+    "random_spectrum",
+    "rank",
+    "rational_spectrum",
+    "scaled_integer_matrix",
+    "sign_changes",
+    "signature",
+    "stacked_is_surjective",
+    "stacked_matrix",
+    "symmetric_head_form",
+    "symmetric_profile",
+    "symmetric_with_spectrum",
+    "to_fmpq_mat",
+    "to_fraction",
+    "to_sympy_matrix",
+    "trace",
+]
