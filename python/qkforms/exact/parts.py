@@ -69,7 +69,8 @@ def frobenius_inner(A: MatrixLike, B: MatrixLike) -> Fraction:
     Aq, Bq = to_fmpq_mat(A), to_fmpq_mat(B)
     if (Aq.nrows(), Aq.ncols()) != (Bq.nrows(), Bq.ncols()):
         raise ShapeError("frobenius_inner needs matrices of the same shape")
-    return as_fraction(sum((a * b for a, b in zip(Aq.entries(), Bq.entries(), strict=True)), flint.fmpq(0)))
+    pairs = zip(Aq.entries(), Bq.entries(), strict=True)
+    return as_fraction(sum((a * b for a, b in pairs), flint.fmpq(0)))
 
 
 def trace(A: MatrixLike) -> Fraction:
