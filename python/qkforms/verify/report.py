@@ -21,6 +21,8 @@ Examples
 'pass'
 >>> verdict("not checked", "pass", "skipped")
 'incomplete'
+>>> verdict("built", "pass", "skipped", prop_registered=False)
+'pass'
 >>> verdict("built", "fail", "pass")
 'DISAGREE'
 >>> verdict("not formalized", "fail", "skipped")
@@ -79,15 +81,19 @@ class PropertyOutcome:
     tests: list[NodeOutcome] = field(default_factory=list)
 
 
-def verdict(lean: str, exact: str, prop: str) -> str:
-    """The overall verdict of a row from its three statuses (see the module doc)."""
+def verdict(lean: str, exact: str, prop: str, *, prop_registered: bool = True) -> str:
+    """The overall verdict of a row from its three statuses (see the module doc).
+
+    ``prop_registered`` false means the result has no property tests, so their
+    ``skipped`` status leaves nothing unchecked.
+    """
     claimed = lean in (LEAN_BUILT, LEAN_NOT_CHECKED)  # a proof is claimed and not known broken
     python_failed = FAIL in (exact, prop)
     if python_failed and claimed:
         return DISAGREE
     if python_failed or lean == LEAN_FAILED:
         return FAILED
-    if lean == LEAN_NOT_CHECKED or exact == SKIPPED or prop == SKIPPED:
+    if lean == LEAN_NOT_CHECKED or exact == SKIPPED or (prop == SKIPPED and prop_registered):
         return INCOMPLETE
     return PASSED
 
@@ -104,7 +110,8 @@ class Row:
     @property
     def verdict(self) -> str:
         """The row's verdict (see :func:`verdict`)."""
-        return verdict(self.lean.status, self.exact.status, self.prop.status)
+        return verdict(self.lean.status, self.exact.status, self.prop.status,
+                       prop_registered=bool(self.result.property_tests))
 
     def problems(self) -> list[str]:
         """Human-readable reasons why this row failed (empty when it did not)."""
@@ -267,7 +274,7 @@ def render_table(report: Report) -> str:
                 parts.append(f"Lean ({r.lean.detail})")
             if r.exact.status == SKIPPED:
                 parts.append(f"exact ({r.exact.detail})")
-            if r.prop.status == SKIPPED:
+            if r.prop.status == SKIPPED and r.result.property_tests:
                 parts.append(f"property ({r.prop.detail})")
             out.append(f"  {r.result.id}: " + "; ".join(parts))
     failures = report.failures()

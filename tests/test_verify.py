@@ -1,0 +1,631 @@
+"""``qkforms verify`` end to end on a small synthetic repository.
+
+Each test builds a tiny qkforms-shaped repository in ``tmp_path`` (pins, a Lean
+library with tagged declarations, an axiom script, property tests), points a
+monkeypatched registry at it, breaks one thing, and checks that ``verify`` fails
+with the specific message. A fake ``lake`` on ``PATH`` (a script replaying recorded
+build and ``#print axioms`` output) drives the build-parsing path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+import textwrap
+import types
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from qkforms import registry
+from qkforms.cli import main
+from qkforms.registry import Result
+from qkforms.verify import verify, write_axioms_script
+from qkforms.verify.lean_project import (
+    LEAN_TOOLCHAIN,
+    MATHLIB_REV,
+    MATHLIB_TAG,
+    find_root,
+    render_axioms_script,
+)
+from qkforms.verify.python_side import parse_sizes
+
+CHECKS = "qkforms_verify_fixture_checks"
+
+# ------------------------------------------------------------------------------ fixtures
+
+
+@dataclass(frozen=True)
+class FakeCheckResult:
+    id: str
+    passed: bool
+    method: str
+    instances: int
+    detail: str
+
+
+def _good_check(result_id: str):
+    def check(seed: int = 0, n: int = 3) -> FakeCheckResult:
+        # an honest tiny check: sum of the first n odd numbers is n^2, for a seeded n
+        m = n + seed % 5
+        return FakeCheckResult(result_id, sum(2 * k + 1 for k in range(m)) == m * m, "exact",
+                               m, f"n={m}")
+    return check
+
+
+@pytest.fixture
+def checks_module(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
+    mod = types.ModuleType(CHECKS)
+    for rid in ("alpha", "beta", "delta", "gamma"):
+        setattr(mod, f"check_{rid}", _good_check(rid))
+    monkeypatch.setitem(sys.modules, CHECKS, mod)
+    return mod
+
+
+MANIFEST = {
+    "version": "1.1.0",
+    "packagesDir": ".lake/packages",
+    "packages": [
+        {
+            "url": "https://github.com/leanprover-community/mathlib4",
+            "type": "git",
+            "subDir": None,
+            "scope": "leanprover-community",
+            "rev": MATHLIB_REV,
+            "name": "mathlib",
+            "manifestFile": "lake-manifest.json",
+            "inputRev": MATHLIB_TAG,
+            "inherited": False,
+            "configFile": "lakefile.lean",
+        }
+    ],
+    "name": "qkforms",
+    "lakeDir": ".lake",
+}
+
+LAKEFILE = f"""\
+import Lake
+open Lake DSL
+
+-- an old pin in a comment must not count: @ "v4.9.0"
+package qkforms where
+
+require mathlib from git
+  "https://github.com/leanprover-community/mathlib4.git" @ "{MATHLIB_TAG}"
+
+@[default_target]
+lean_lib QKForms where
+  srcDir := "lean"
+"""
+
+LEAN_FILES = {
+    "lean/QKForms.lean": "import QKForms.Basic\nimport QKForms.Alpha\nimport QKForms.Beta\n",
+    "lean/QKForms/Basic.lean": """\
+        import Mathlib
+
+        /-! # Basic -/
+
+        namespace QKForms
+
+        /-- A helper. -/
+        def double (n : ℕ) : ℕ := n + n
+
+        end QKForms
+        """,
+    "lean/QKForms/Alpha.lean": """\
+        import QKForms.Basic
+
+        /-! # Alpha
+
+        The words sorry, admit and native_decide in a module doc are harmless. -/
+
+        namespace QKForms
+
+        /-- Lemma 0 of the paper. [qkforms:alpha] -- a `sorry` in a docstring is harmless -/
+        theorem double_eq (n : ℕ) : double n = 2 * n := by
+          unfold double
+          omega
+
+        /- a commented-out attempt:
+        theorem bad : False := sorry -/
+        def message : String := "sorry, axiom"
+
+        end QKForms
+        """,
+    "lean/QKForms/Beta.lean": """\
+        import QKForms.Basic
+
+        /-! # Beta -/
+
+        namespace QKForms
+
+        section Beta
+
+        namespace Inner
+
+        /-- Lemma 1 of the paper. [qkforms:beta] -/
+        @[simp] theorem double_zero : double 0 = 0 := rfl
+
+        end Inner
+
+        /-- Lemma 2 of the paper. [qkforms:delta] -/
+        theorem double_one : double 1 = 2 := rfl
+
+        end Beta
+
+        end QKForms
+        """,
+}
+
+PROPS = """\
+import pytest
+
+
+def test_alpha():
+    assert sum(range(5)) == 10
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_beta(n):
+    assert n * (n + 1) % 2 == 0
+
+
+def test_wrong():
+    assert 1 + 1 == 3
+"""
+
+
+def fixture_results() -> tuple[Result, ...]:
+    return (
+        Result("alpha", "Lemma 0", "double is twice", lean=("QKForms.double_eq",),
+               lean_file="lean/QKForms/Alpha.lean", check=f"{CHECKS}:check_alpha",
+               property_tests=("tests/test_props.py::test_alpha",)),
+        Result("beta", "Lemma 1", "double of zero", lean=("QKForms.Inner.double_zero",),
+               lean_file="lean/QKForms/Beta.lean", check=f"{CHECKS}:check_beta",
+               property_tests=("tests/test_props.py::test_beta",)),
+        Result("delta", "Lemma 2", "double of one", lean=("QKForms.double_one",),
+               lean_file="lean/QKForms/Beta.lean", check=f"{CHECKS}:check_delta"),
+        Result("gamma", "Corollary 0", "not formalized", check=f"{CHECKS}:check_gamma"),
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, checks_module) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "lean-toolchain").write_text(LEAN_TOOLCHAIN + "\n")
+    (root / "lakefile.lean").write_text(LAKEFILE)
+    (root / "lake-manifest.json").write_text(json.dumps(MANIFEST, indent=1))
+    for rel, text in LEAN_FILES.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text))
+    (root / "tests").mkdir()
+    (root / "tests" / "test_props.py").write_text(PROPS)
+    results = fixture_results()
+    monkeypatch.setattr(registry, "RESULTS", results)
+    write_axioms_script(root, results)
+    # no lake on PATH unless a test puts a fake one there
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    return root
+
+
+def rows(report) -> dict[str, tuple[str, str, str, str]]:
+    return {
+        r.result.id: (r.lean.status, r.exact.status, r.prop.status, r.verdict)
+        for r in report.rows
+    }
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"fixture drifted: {old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1))
+
+
+def failures_with(report, needle: str) -> list[str]:
+    return [m for m in report.failures() if needle in m]
+
+
+# --------------------------------------------------------------------------- clean repo
+
+
+def test_clean_repo_without_toolchain_is_incomplete_not_passed(repo: Path) -> None:
+    report = verify(repo)
+    assert report.failures() == []
+    assert report.exit_status == 0
+    assert all(c.passed for c in report.static)
+    assert rows(report) == {
+        "alpha": ("not checked", "pass", "pass", "incomplete"),
+        "beta": ("not checked", "pass", "pass", "incomplete"),
+        "delta": ("not checked", "pass", "skipped", "incomplete"),
+        "gamma": ("not formalized", "pass", "skipped", "pass"),
+    }
+    alpha = report.rows[0]
+    assert "no toolchain" in alpha.lean.detail
+    assert [t.status for t in report.rows[1].prop.tests] == ["pass"]
+    assert report.rows[1].prop.tests[0].cases == 3  # the three parametrizations ran
+
+
+def test_lean_require_without_lake_fails(repo: Path) -> None:
+    report = verify(repo, lean="require", property_tests=False)
+    assert report.exit_status == 1
+    assert failures_with(report, "--lean require: `lake` is not on PATH")
+    assert rows(report)["alpha"][0] == "not checked"  # never "built" without a build
+
+
+# ------------------------------------------------------------------------ static Lean
+
+
+def test_planted_sorry_fails_static_check_and_row(repo: Path) -> None:
+    edit(repo / "lean/QKForms/Alpha.lean", "  unfold double\n  omega", "  sorry")
+    report = verify(repo, lean="skip", property_tests=False)
+    assert report.exit_status == 1
+    msgs = failures_with(report, "static check forbidden")
+    assert len(msgs) == 1
+    assert "lean/QKForms/Alpha.lean:11: forbidden `sorry`" in msgs[0]
+    assert rows(report)["alpha"][0] == "failed"
+    assert rows(report)["beta"][0] == "not checked"
+
+
+def test_sorry_in_an_imported_file_fails_its_importers(repo: Path) -> None:
+    edit(repo / "lean/QKForms/Basic.lean", "n + n", "by admit")
+    report = verify(repo, lean="skip", property_tests=False)
+    lean = {k: v[0] for k, v in rows(report).items()}
+    assert lean == {"alpha": "failed", "beta": "failed", "delta": "failed",
+                    "gamma": "not formalized"}
+    assert "`admit` at lean/QKForms/Basic.lean:8" in report.rows[0].lean.detail
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("def message", "axiom cheat : False\ndef message", "forbidden `axiom`"),
+        ("  omega", "  native_decide", "forbidden `native_decide`"),
+    ],
+)
+def test_other_forbidden_tokens(repo: Path, old: str, new: str, message: str) -> None:
+    edit(repo / "lean/QKForms/Alpha.lean", old, new)
+    report = verify(repo, lean="skip", property_tests=False)
+    assert failures_with(report, message)
+    assert report.exit_status == 1
+
+
+def test_removed_declaration_fails(repo: Path) -> None:
+    edit(repo / "lean/QKForms/Beta.lean", "theorem double_one", "theorem double_one'")
+    report = verify(repo, lean="skip", property_tests=False)
+    assert report.exit_status == 1
+    assert failures_with(
+        report,
+        "delta: registered declaration QKForms.double_one is not declared in lean/",
+    )
+    assert rows(report)["delta"][0] == "failed"
+
+
+def test_declaration_in_wrong_file_fails(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    results = list(fixture_results())
+    results[2] = Result("delta", "Lemma 2", "t", lean=("QKForms.double_one",),
+                        lean_file="lean/QKForms/Alpha.lean", check=f"{CHECKS}:check_delta")
+    monkeypatch.setattr(registry, "RESULTS", tuple(results))
+    write_axioms_script(repo, results)
+    report = verify(repo, lean="skip", property_tests=False)
+    assert failures_with(report, "QKForms.double_one is declared in lean/QKForms/Beta.lean, "
+                                 "but the registry says lean/QKForms/Alpha.lean")
+
+
+def test_unregistered_tag_and_missing_tag_fail(repo: Path) -> None:
+    beta = repo / "lean/QKForms/Beta.lean"
+    edit(beta, "[qkforms:delta]", "[qkforms:epsilon]")
+    report = verify(repo, lean="skip", property_tests=False)
+    assert failures_with(report, "tag [qkforms:epsilon] names no registered result")
+    assert failures_with(report, "QKForms.double_one is registered for delta but its docstring "
+                                 "lacks the tag [qkforms:delta]")
+
+
+def test_tag_for_unformalized_result_fails(repo: Path) -> None:
+    edit(repo / "lean/QKForms/Basic.lean", "/-- A helper. -/", "/-- A helper. [qkforms:gamma] -/")
+    report = verify(repo, lean="skip", property_tests=False)
+    assert failures_with(report, "tag [qkforms:gamma] but the registry says gamma is not "
+                                 "formalized")
+    assert failures_with(report, "QKForms.double is tagged [qkforms:gamma] but is not registered")
+
+
+@pytest.mark.parametrize(
+    ("rel", "old", "new", "message"),
+    [
+        ("lean-toolchain", "v4.27.0", "v4.26.0",
+         "lean-toolchain pins 'leanprover/lean4:v4.26.0', expected 'leanprover/lean4:v4.27.0'"),
+        ("lakefile.lean", '@ "v4.27.0"', '@ "master"',
+         "lakefile.lean requires mathlib @ 'master', expected 'v4.27.0'"),
+        ("lake-manifest.json", MATHLIB_REV, "0" * 40,
+         f"lake-manifest.json mathlib rev is '{'0' * 40}', expected '{MATHLIB_REV}'"),
+        ("lake-manifest.json", '"inputRev": "v4.27.0"', '"inputRev": "v4.26.0"',
+         "lake-manifest.json mathlib inputRev is 'v4.26.0', expected 'v4.27.0'"),
+    ],
+)
+def test_mismatched_pin_fails(repo: Path, rel: str, old: str, new: str, message: str) -> None:
+    edit(repo / rel, old, new)
+    report = verify(repo, lean="skip", property_tests=False)
+    assert report.exit_status == 1
+    assert failures_with(report, "static check pins: " + message)
+
+
+def test_missing_lakefile_fails(repo: Path) -> None:
+    (repo / "lakefile.lean").unlink()
+    report = verify(repo, lean="skip", property_tests=False)
+    assert failures_with(report, "static check pins: lakefile.lean is missing")
+
+
+def test_unimported_module_and_missing_import_fail(repo: Path) -> None:
+    (repo / "lean/QKForms/Extra.lean").write_text("import QKForms.Basic\n")
+    edit(repo / "lean/QKForms.lean", "import QKForms.Beta", "import QKForms.Beta\nimport QKForms.Gone")
+    report = verify(repo, lean="skip", property_tests=False)
+    assert failures_with(report, "lean/QKForms.lean does not import QKForms.Extra")
+    assert failures_with(report, "lean/QKForms.lean imports QKForms.Gone, which has no file")
+
+
+def test_stale_axioms_script_fails(repo: Path) -> None:
+    edit(repo / "lean/scripts/Axioms.lean", "#print axioms QKForms.double_one\n", "")
+    report = verify(repo, lean="skip", property_tests=False)
+    assert failures_with(report, "lean/scripts/Axioms.lean is out of date with the registry")
+
+
+def test_axioms_script_lists_every_registered_declaration_once() -> None:
+    text = render_axioms_script(fixture_results())
+    assert text.startswith("import QKForms\n")
+    prints = [ln for ln in text.splitlines() if ln.startswith("#print axioms")]
+    assert prints == [
+        "#print axioms QKForms.double_eq",
+        "#print axioms QKForms.Inner.double_zero",
+        "#print axioms QKForms.double_one",
+    ]
+
+
+# ------------------------------------------------------------------------ Python side
+
+
+def test_broken_check_of_formalized_result_is_a_disagreement(
+    repo: Path, checks_module: types.ModuleType
+) -> None:
+    def broken(seed: int = 0) -> FakeCheckResult:
+        return FakeCheckResult("beta", False, "exact", 4, "signature (2, 1, 1) != (1, 1, 2)")
+
+    checks_module.check_beta = broken
+    report = verify(repo, lean="skip", property_tests=False)
+    assert report.exit_status == 1
+    assert rows(report)["beta"] == ("not checked", "fail", "skipped", "DISAGREE")
+    assert failures_with(report, "beta: DISAGREEMENT: the Lean proof is claimed (not checked)")
+    assert failures_with(report, "beta: exact check failed: signature (2, 1, 1) != (1, 1, 2)")
+
+
+def test_crashing_or_missing_check_fails(repo: Path, checks_module: types.ModuleType) -> None:
+    def crash(seed: int = 0) -> FakeCheckResult:
+        raise ZeroDivisionError("division by zero")
+
+    checks_module.check_gamma = crash
+    del checks_module.check_delta
+    report = verify(repo, lean="skip", property_tests=False)
+    assert rows(report)["gamma"][1:] == ("fail", "skipped", "fail")
+    assert failures_with(report, "raised ZeroDivisionError: division by zero")
+    assert failures_with(report, f"check check_delta is missing from {CHECKS}")
+    assert rows(report)["delta"][3] == "DISAGREE"
+
+
+def test_check_reporting_the_wrong_id_fails(repo: Path, checks_module) -> None:
+    checks_module.check_gamma = _good_check("alpha")
+    report = verify(repo, lean="skip", property_tests=False)
+    assert failures_with(report, "reported id 'alpha', expected 'gamma'")
+
+
+def test_seed_and_sizes_reach_the_checks(repo: Path) -> None:
+    common, per_id = parse_sizes(["n=4", "gamma:n=6", "unused=1"])
+    report = verify(repo, lean="skip", property_tests=False, seed=2, sizes=common,
+                    id_sizes=per_id)
+    by_id = {r.result.id: r.exact for r in report.rows}
+    assert by_id["alpha"].instances == 6  # n=4 plus seed 2; `unused` filtered out
+    assert by_id["alpha"].kwargs == {"n": 4}
+    assert by_id["gamma"].instances == 8
+
+
+def test_failing_and_missing_property_tests_fail(repo: Path, monkeypatch) -> None:
+    results = list(fixture_results())
+    results[3] = Result("gamma", "Corollary 0", "t", check=f"{CHECKS}:check_gamma",
+                        property_tests=("tests/test_props.py::test_wrong",))
+    results[2] = Result("delta", "Lemma 2", "t", lean=("QKForms.double_one",),
+                        lean_file="lean/QKForms/Beta.lean", check=f"{CHECKS}:check_delta",
+                        property_tests=("tests/test_props.py::test_renamed",))
+    monkeypatch.setattr(registry, "RESULTS", tuple(results))
+    report = verify(repo, lean="skip")
+    assert rows(report)["gamma"] == ("not formalized", "pass", "fail", "fail")
+    assert rows(report)["delta"] == ("not checked", "pass", "fail", "DISAGREE")
+    assert failures_with(report, "tests/test_props.py::test_wrong: 1/1 failed")
+    assert failures_with(report, "tests/test_props.py::test_renamed: test not found")
+    assert rows(report)["alpha"][2] == "pass"
+
+
+# ------------------------------------------------------------------------- fake lake
+
+
+FAKE_LAKE = """\
+#!{python}
+import os, pathlib, sys
+rec = pathlib.Path(os.environ["FAKE_LAKE_DIR"])
+with open(rec / "calls.log", "a") as log:
+    log.write(" ".join(sys.argv[1:]) + " @ " + os.getcwd() + "\\n")
+key = {{"build": "build", "env": "audit", "exe": "cache"}}[sys.argv[1]]
+sys.stdout.write((rec / (key + ".out")).read_text())
+sys.exit(int((rec / (key + ".rc")).read_text()))
+"""
+
+BUILD_OK = """\
+✔ [2/6] Built QKForms.Basic
+⚠ [3/6] Built QKForms.Alpha
+warning: ././lean/QKForms/Alpha.lean:9:8: declaration uses 'sorry'
+✔ [4/6] Built QKForms.Beta
+✔ [6/6] Built QKForms
+Build completed successfully.
+"""
+
+AUDIT_MIXED = """\
+lean/scripts/Axioms.lean:14:0: info: 'QKForms.double_eq' depends on axioms: [propext,
+ sorryAx,
+ Classical.choice]
+lean/scripts/Axioms.lean:17:0: info: 'QKForms.Inner.double_zero' depends on axioms: \
+[QKForms.cheat, propext]
+lean/scripts/Axioms.lean:20:0: info: 'QKForms.double_one' depends on axioms: [propext, \
+Classical.choice, Quot.sound]
+"""
+
+AUDIT_CLEAN = """\
+'QKForms.double_eq' depends on axioms: [propext, Classical.choice, Quot.sound]
+'QKForms.Inner.double_zero' does not depend on any axioms
+'QKForms.double_one' depends on axioms: [propext]
+"""
+
+
+@pytest.fixture
+def fake_lake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repo: Path):
+    rec = tmp_path / "lake-records"
+    rec.mkdir()
+    bindir = tmp_path / "fake-bin"
+    bindir.mkdir()
+    lake = bindir / "lake"
+    lake.write_text(FAKE_LAKE.format(python=sys.executable))
+    lake.chmod(lake.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    monkeypatch.setenv("PATH", str(bindir) + os.pathsep + os.environ["PATH"])
+    monkeypatch.setenv("FAKE_LAKE_DIR", str(rec))
+
+    def record(build: str, build_rc: int, audit: str, audit_rc: int = 0) -> Path:
+        for key, out, rc in (("build", build, build_rc), ("audit", audit, audit_rc),
+                             ("cache", "Decompressing 1 file(s)\n", 0)):
+            (rec / f"{key}.out").write_text(out)
+            (rec / f"{key}.rc").write_text(str(rc))
+        return rec / "calls.log"
+
+    return record
+
+
+def test_fake_lake_sorry_and_nonstandard_axiom(repo: Path, fake_lake) -> None:
+    calls = fake_lake(BUILD_OK, 0, AUDIT_MIXED)
+    report = verify(repo, property_tests=False)
+    assert calls.read_text().splitlines() == [
+        f"build @ {repo}",
+        f"env lean lean/scripts/Axioms.lean @ {repo}",
+    ]
+    assert rows(report) == {
+        "alpha": ("failed", "pass", "skipped", "fail"),
+        "beta": ("failed", "pass", "skipped", "fail"),
+        "delta": ("built", "pass", "skipped", "pass"),
+        "gamma": ("not formalized", "pass", "skipped", "pass"),
+    }
+    assert report.exit_status == 1
+    assert failures_with(report, "alpha: Lean failed: QKForms.double_eq: depends on sorryAx")
+    assert failures_with(
+        report, "beta: Lean failed: QKForms.Inner.double_zero: depends on non-standard axioms: "
+                "QKForms.cheat")
+    decl = report.rows[2].lean.declarations[0]
+    assert decl["axioms"] == ["propext", "Classical.choice", "Quot.sound"]
+    assert report.toolchain["lake"].endswith("lake")
+
+
+def test_fake_lake_clean_build_passes(repo: Path, fake_lake) -> None:
+    fake_lake(BUILD_OK.replace("⚠", "✔"), 0, AUDIT_CLEAN)
+    report = verify(repo, lean="require", lake_cache=True)
+    assert report.failures() == []
+    assert report.exit_status == 0
+    assert [v[0] for v in rows(report).values()] == ["built", "built", "built", "not formalized"]
+    assert rows(report)["alpha"][3] == "pass"
+    assert report.toolchain["cache"]["returncode"] == 0
+
+
+def test_fake_lake_build_failure(repo: Path, fake_lake) -> None:
+    log = (
+        "✔ [2/6] Built QKForms.Basic\n✖ [4/6] Building QKForms.Beta\n"
+        "error: ././././lean/QKForms/Beta.lean:12:2: type mismatch\n"
+        "error: Lean exited with code 1\nSome required builds logged failures:\n"
+        "- QKForms.Beta\nerror: build failed\n"
+    )
+    calls = fake_lake(log, 1, AUDIT_CLEAN)
+    report = verify(repo, property_tests=False)
+    assert len(calls.read_text().splitlines()) == 1  # no audit after a failed build
+    assert {k: v[0] for k, v in rows(report).items()} == {
+        "alpha": "not checked", "beta": "failed", "delta": "failed", "gamma": "not formalized",
+    }
+    assert failures_with(report, "`lake build` failed (exit 1)")
+    assert report.exit_status == 1
+
+
+def test_fake_lake_audit_missing_declaration(repo: Path, fake_lake) -> None:
+    audit = AUDIT_CLEAN.replace("'QKForms.double_one' depends on axioms: [propext]\n",
+                                "Axioms.lean:20:14: error: unknown constant 'QKForms.double_one'\n")
+    fake_lake(BUILD_OK, 0, audit, 1)
+    report = verify(repo, property_tests=False)
+    assert rows(report)["delta"][0] == "failed"
+    assert failures_with(report, "QKForms.double_one: no `#print axioms` output")
+    assert failures_with(report, "axiom audit `lake env lean lean/scripts/Axioms.lean` failed")
+
+
+def test_python_failure_of_built_proof_is_a_loud_disagreement(
+    repo: Path, fake_lake, checks_module, capsys
+) -> None:
+    fake_lake(BUILD_OK, 0, AUDIT_CLEAN)
+    checks_module.check_delta = lambda seed=0: FakeCheckResult("delta", False, "exact", 1, "bad")
+    code = main(["verify", "--root", str(repo), "--no-property-tests"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "delta: DISAGREEMENT: the Lean proof is claimed (built) but the Python side fails" in out
+    assert "verify FAILED" in out
+
+
+# ------------------------------------------------------------------------------- CLI
+
+
+def test_cli_writes_table_json_and_markdown(repo: Path, tmp_path: Path, capsys) -> None:
+    js, md = tmp_path / "out" / "verify.json", tmp_path / "out" / "verify.md"
+    code = main(["verify", "--root", str(repo), "--json", str(js), "--markdown", str(md),
+                 "--seed", "1", "--size", "n=2"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "Lean: not checked (no toolchain: `lake` not on PATH)" in out
+    table = [ln.split() for ln in out.splitlines() if ln.startswith(("alpha", "gamma"))]
+    assert table == [["alpha", "Lemma", "0", "not", "checked", "pass", "pass", "incomplete"],
+                     ["gamma", "Corollary", "0", "not", "formalized", "pass", "skipped",
+                      "pass"]]
+    doc = json.loads(js.read_text())
+    assert doc["schema"] == "qkforms.verify/1"
+    assert doc["options"]["seed"] == 1 and doc["options"]["sizes"] == {"n": 2}
+    assert [r["id"] for r in doc["results"]] == ["alpha", "beta", "delta", "gamma"]
+    assert doc["results"][0]["lean"]["status"] == "not checked"
+    assert doc["results"][0]["exact"]["instances"] == 3
+    assert doc["summary"]["exit_status"] == 0
+    assert {c["name"] for c in doc["static_checks"]} >= {"pins", "forbidden", "declarations"}
+    page = md.read_text()
+    assert "| `alpha` | Lemma 0: double is twice | not checked | `QKForms.double_eq` |" in page
+    assert "Nothing failed." in page
+
+
+def test_cli_failure_exit_and_only(repo: Path, capsys, checks_module) -> None:
+    checks_module.check_gamma = lambda seed=0: FakeCheckResult("gamma", False, "exact", 1, "no")
+    assert main(["verify", "--root", str(repo), "--only", "alpha", "--no-property-tests"]) == 0
+    assert main(["verify", "--root", str(repo), "--only", "gamma", "--no-property-tests"]) == 1
+    assert main(["verify", "--root", str(repo), "--only", "nosuch"]) == 1
+    assert "unknown result id or group 'nosuch'" in capsys.readouterr().err
+
+
+def test_cli_write_axioms_script(repo: Path) -> None:
+    script = repo / "lean/scripts/Axioms.lean"
+    script.unlink()
+    assert main(["verify", "--root", str(repo), "--write-axioms-script"]) == 0
+    assert script.read_text() == render_axioms_script(fixture_results())
+
+
+def test_find_root_searches_upward(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    deep = repo / "lean" / "QKForms"
+    monkeypatch.chdir(deep)
+    assert find_root() == repo
+    assert find_root(deep) == repo
