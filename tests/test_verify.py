@@ -363,7 +363,8 @@ def test_missing_lakefile_fails(repo: Path) -> None:
 
 def test_unimported_module_and_missing_import_fail(repo: Path) -> None:
     (repo / "lean/QKForms/Extra.lean").write_text("import QKForms.Basic\n")
-    edit(repo / "lean/QKForms.lean", "import QKForms.Beta", "import QKForms.Beta\nimport QKForms.Gone")
+    top = repo / "lean/QKForms.lean"
+    edit(top, "import QKForms.Beta", "import QKForms.Beta\nimport QKForms.Gone")
     report = verify(repo, lean="skip", property_tests=False)
     assert failures_with(report, "lean/QKForms.lean does not import QKForms.Extra")
     assert failures_with(report, "lean/QKForms.lean imports QKForms.Gone, which has no file")
