@@ -1,0 +1,426 @@
+/-
+Copyright (c) 2026 qkforms contributors. Released under Apache 2.0 license.
+-/
+import Mathlib
+
+/-!
+# Deterministic estimates for nearly proportional lobes (used by Theorem 5)
+
+Let `α, β` be real vectors with `α ≥ 0`, `α ≠ 0`, let `ρ ≥ 0` and write `β = ρ α + ε`,
+`δ = ‖ε‖ / ‖α‖`. The proof of Theorem 5 of the paper (THEORY §4) rests on four deterministic
+estimates:
+
+* `|⟨α, β⟩ / ‖α‖² - ρ| ≤ δ` (Cauchy–Schwarz),
+* `|‖β‖² / ‖α‖² - ρ²| ≤ δ² + 2ρδ`,
+* `|‖(α - β)₊‖ / ‖α‖ - (1 - ρ)₊| ≤ δ`,
+* `|‖(β - α)₊‖ / ‖α‖ - (ρ - 1)₊| ≤ δ`
+
+(`x ↦ x₊` is 1-Lipschitz and `((1 - ρ) α)₊ = (1 - ρ)₊ α` for `α ≥ 0`). From them, if `δ_n → 0`
+along a sequence of lobe pairs, the three profile coordinates `2⟨α, β⟩ / (‖α‖² + ‖β‖²)`,
+`‖(α - β)₊‖² / (‖α‖² + ‖β‖²)`, `‖(β - α)₊‖² / (‖α‖² + ‖β‖²)` converge to
+`2ρ / (1 + ρ²)`, `(1 - ρ)₊² / (1 + ρ²)`, `(ρ - 1)₊² / (1 + ρ²)`.
+
+## Main definitions
+
+* `QKForms.Vec.l2 x = √(∑ i, x i ^ 2)`: the Euclidean norm of `x : ι → ℝ`.
+
+## Main statements
+
+* `QKForms.Vec.abs_inner_div_sub_le`, `QKForms.Vec.abs_sum_sq_div_sub_le`,
+  `QKForms.Vec.abs_l2_posPart_sub_div_sub_le`, `QKForms.Vec.abs_l2_posPart_sub'_div_sub_le`:
+  the four estimates above.
+* `QKForms.Vec.tendsto_lobeProfile_of_tendsto`: the three coordinates converge when `δ_n → 0`.
+
+## Encoding
+
+Vectors are plain functions `ι → ℝ` on a finite index type `ι` (the profile lobes of
+`QKForms/ProfileDefs.lean` are functions `Fin N → ℝ`), sums are written out as `∑ i, …` and the
+Euclidean norm is the explicit square root `Vec.l2`; no `EuclideanSpace` structure is used.
+Vector operations are written pointwise as lambdas (`fun i => β i - ρ * α i` is `β - ρα`,
+`fun i => max (α i - β i) 0` is `(α - β)₊`). In the convergence statements the vectors
+`α n, β n : κ n → ℝ` may live on index types `κ n` depending on `n`.
+-/
+
+open Filter Topology
+
+namespace QKForms
+
+namespace Vec
+
+section Norm
+
+variable {ι : Type*} [Fintype ι]
+
+/-- Euclidean norm `‖x‖ = √(∑ i, x i ^ 2)` of a real vector on a finite index type. -/
+noncomputable def l2 (x : ι → ℝ) : ℝ := Real.sqrt (∑ i, x i ^ 2)
+
+theorem sum_sq_nonneg (x : ι → ℝ) : 0 ≤ ∑ i, x i ^ 2 :=
+  Finset.sum_nonneg fun i _ => sq_nonneg (x i)
+
+theorem l2_nonneg (x : ι → ℝ) : 0 ≤ l2 x := Real.sqrt_nonneg _
+
+theorem l2_sq (x : ι → ℝ) : l2 x ^ 2 = ∑ i, x i ^ 2 := Real.sq_sqrt (sum_sq_nonneg x)
+
+theorem l2_pos_iff (x : ι → ℝ) : 0 < l2 x ↔ 0 < ∑ i, x i ^ 2 := Real.sqrt_pos
+
+/-- Cauchy–Schwarz: `|⟨x, y⟩| ≤ ‖x‖ ‖y‖`. Uses `Finset.sum_mul_sq_le_sq_mul_sq`
+(Mathlib/Algebra/Order/BigOperators/Ring/Finset.lean). -/
+theorem abs_sum_mul_le_l2_mul_l2 (x y : ι → ℝ) : |∑ i, x i * y i| ≤ l2 x * l2 y := by
+  have h := Finset.sum_mul_sq_le_sq_mul_sq Finset.univ x y
+  calc |∑ i, x i * y i| ≤ Real.sqrt ((∑ i, x i ^ 2) * ∑ i, y i ^ 2) := Real.abs_le_sqrt h
+    _ = Real.sqrt (∑ i, x i ^ 2) * Real.sqrt (∑ i, y i ^ 2) :=
+        Real.sqrt_mul (sum_sq_nonneg x) _
+    _ = l2 x * l2 y := rfl
+
+theorem sum_sq_add (x y : ι → ℝ) :
+    ∑ i, (x i + y i) ^ 2 = ∑ i, x i ^ 2 + 2 * ∑ i, x i * y i + ∑ i, y i ^ 2 := by
+  rw [Finset.mul_sum, ← Finset.sum_add_distrib, ← Finset.sum_add_distrib]
+  exact Finset.sum_congr rfl fun i _ => by ring
+
+/-- Triangle inequality `‖x + y‖ ≤ ‖x‖ + ‖y‖`. -/
+theorem l2_add_le (x y : ι → ℝ) : l2 (fun i => x i + y i) ≤ l2 x + l2 y := by
+  have hxy : ∑ i, x i * y i ≤ l2 x * l2 y :=
+    le_trans (le_abs_self _) (abs_sum_mul_le_l2_mul_l2 x y)
+  have hx := l2_sq x
+  have hy := l2_sq y
+  have key : ∑ i, (x i + y i) ^ 2 ≤ (l2 x + l2 y) ^ 2 := by
+    rw [sum_sq_add]
+    nlinarith [hxy, hx, hy]
+  calc l2 (fun i => x i + y i) = Real.sqrt (∑ i, (x i + y i) ^ 2) := rfl
+    _ ≤ Real.sqrt ((l2 x + l2 y) ^ 2) := Real.sqrt_le_sqrt key
+    _ = l2 x + l2 y := Real.sqrt_sq (add_nonneg (l2_nonneg x) (l2_nonneg y))
+
+theorem l2_sub_comm (x y : ι → ℝ) : l2 (fun i => y i - x i) = l2 (fun i => x i - y i) := by
+  show Real.sqrt (∑ i, (y i - x i) ^ 2) = Real.sqrt (∑ i, (x i - y i) ^ 2)
+  congr 1
+  exact Finset.sum_congr rfl fun i _ => by ring
+
+/-- Reverse triangle inequality `|‖x‖ - ‖y‖| ≤ ‖x - y‖`. -/
+theorem abs_l2_sub_l2_le (x y : ι → ℝ) : |l2 x - l2 y| ≤ l2 (fun i => x i - y i) := by
+  have h1 : l2 x ≤ l2 (fun i => x i - y i) + l2 y :=
+    calc l2 x = l2 (fun i => (x i - y i) + y i) := by
+          congr 1
+          funext i
+          ring
+      _ ≤ l2 (fun i => x i - y i) + l2 y := l2_add_le (fun i => x i - y i) y
+  have h2 : l2 y ≤ l2 (fun i => x i - y i) + l2 x :=
+    calc l2 y = l2 (fun i => (y i - x i) + x i) := by
+          congr 1
+          funext i
+          ring
+      _ ≤ l2 (fun i => y i - x i) + l2 x := l2_add_le (fun i => y i - x i) x
+      _ = l2 (fun i => x i - y i) + l2 x := by rw [l2_sub_comm]
+  rw [abs_sub_le_iff]
+  constructor <;> linarith
+
+/-- Monotonicity of the norm under entrywise domination of absolute values. -/
+theorem l2_le_l2_of_abs_le {x y : ι → ℝ} (h : ∀ i, |x i| ≤ |y i|) : l2 x ≤ l2 y := by
+  show Real.sqrt (∑ i, x i ^ 2) ≤ Real.sqrt (∑ i, y i ^ 2)
+  apply Real.sqrt_le_sqrt
+  apply Finset.sum_le_sum
+  intro i _
+  have h1 := mul_self_le_mul_self (abs_nonneg (x i)) (h i)
+  nlinarith [sq_abs (x i), sq_abs (y i), h1]
+
+/-- The positive part is 1-Lipschitz: `‖x₊ - y₊‖ ≤ ‖x - y‖`. Uses `abs_max_sub_max_le_abs`
+(Mathlib/Algebra/Order/Group/MinMax.lean). -/
+theorem l2_posPart_sub_le (x y : ι → ℝ) :
+    l2 (fun i => max (x i) 0 - max (y i) 0) ≤ l2 (fun i => x i - y i) :=
+  l2_le_l2_of_abs_le fun i => abs_max_sub_max_le_abs (x i) (y i) 0
+
+/-- `‖k x‖ = k ‖x‖` for `k ≥ 0`. -/
+theorem l2_const_mul {k : ℝ} (hk : 0 ≤ k) (x : ι → ℝ) : l2 (fun i => k * x i) = k * l2 x := by
+  have e : ∑ i, (k * x i) ^ 2 = k ^ 2 * ∑ i, x i ^ 2 := by
+    rw [Finset.mul_sum]
+    exact Finset.sum_congr rfl fun i _ => by ring
+  show Real.sqrt (∑ i, (k * x i) ^ 2) = k * Real.sqrt (∑ i, x i ^ 2)
+  rw [e, Real.sqrt_mul (sq_nonneg k), Real.sqrt_sq hk]
+
+/-- `(c a)₊ = c₊ a` for `a ≥ 0`. -/
+theorem max_mul_zero_of_nonneg (c : ℝ) {a : ℝ} (ha : 0 ≤ a) : max (c * a) 0 = max c 0 * a := by
+  rcases le_total 0 c with hc | hc
+  · rw [max_eq_left hc, max_eq_left (mul_nonneg hc ha)]
+  · rw [max_eq_right hc, zero_mul, max_eq_right (by nlinarith : c * a ≤ 0)]
+
+end Norm
+
+section Estimates
+
+variable {ι : Type*} [Fintype ι]
+
+/-- `⟨α, β⟩ = ρ ‖α‖² + ⟨α, β - ρα⟩`. -/
+theorem sum_mul_eq (ρ : ℝ) (α β : ι → ℝ) :
+    ∑ i, α i * β i = ρ * ∑ i, α i ^ 2 + ∑ i, α i * (β i - ρ * α i) := by
+  rw [Finset.mul_sum, ← Finset.sum_add_distrib]
+  exact Finset.sum_congr rfl fun i _ => by ring
+
+/-- `‖β‖² = ρ² ‖α‖² + 2ρ ⟨α, β - ρα⟩ + ‖β - ρα‖²`. -/
+theorem sum_sq_eq (ρ : ℝ) (α β : ι → ℝ) :
+    ∑ i, β i ^ 2 = ρ ^ 2 * ∑ i, α i ^ 2 + 2 * ρ * ∑ i, α i * (β i - ρ * α i)
+      + ∑ i, (β i - ρ * α i) ^ 2 := by
+  rw [Finset.mul_sum, Finset.mul_sum, ← Finset.sum_add_distrib, ← Finset.sum_add_distrib]
+  exact Finset.sum_congr rfl fun i _ => by ring
+
+/-- Multiplicative form of the first estimate: `|⟨α, β⟩ - ρ‖α‖²| ≤ ‖α‖ ‖β - ρα‖`. -/
+theorem abs_sum_mul_sub_le (ρ : ℝ) (α β : ι → ℝ) :
+    |∑ i, α i * β i - ρ * ∑ i, α i ^ 2| ≤ l2 α * l2 (fun i => β i - ρ * α i) := by
+  have e : ∑ i, α i * β i - ρ * ∑ i, α i ^ 2 = ∑ i, α i * (β i - ρ * α i) := by
+    rw [sum_mul_eq ρ α β]
+    ring
+  rw [e]
+  exact abs_sum_mul_le_l2_mul_l2 α (fun i => β i - ρ * α i)
+
+/-- Multiplicative form of the second estimate:
+`|‖β‖² - ρ²‖α‖²| ≤ 2ρ ‖α‖ ‖β - ρα‖ + ‖β - ρα‖²` (for `ρ ≥ 0`). -/
+theorem abs_sum_sq_sub_le {ρ : ℝ} (hρ : 0 ≤ ρ) (α β : ι → ℝ) :
+    |∑ i, β i ^ 2 - ρ ^ 2 * ∑ i, α i ^ 2|
+      ≤ 2 * ρ * (l2 α * l2 (fun i => β i - ρ * α i)) + l2 (fun i => β i - ρ * α i) ^ 2 := by
+  have e : ∑ i, β i ^ 2 - ρ ^ 2 * ∑ i, α i ^ 2
+      = 2 * ρ * ∑ i, α i * (β i - ρ * α i) + l2 (fun i => β i - ρ * α i) ^ 2 := by
+    rw [sum_sq_eq ρ α β, l2_sq]
+    ring
+  rw [e]
+  have h1 := abs_sum_mul_le_l2_mul_l2 α (fun i => β i - ρ * α i)
+  obtain ⟨h2, h3⟩ := abs_le.mp h1
+  have hE := sq_nonneg (l2 (fun i => β i - ρ * α i))
+  have h4 := mul_le_mul_of_nonneg_left h3 hρ
+  have h5 := mul_le_mul_of_nonneg_left h2 hρ
+  rw [abs_le]
+  constructor <;> nlinarith [h4, h5, hE]
+
+/-- Multiplicative form of the third estimate: for `α ≥ 0`,
+`|‖(α - β)₊‖ - (1 - ρ)₊ ‖α‖| ≤ ‖β - ρα‖`. -/
+theorem abs_l2_posPart_sub_sub_le (ρ : ℝ) {α : ι → ℝ} (β : ι → ℝ) (hα : ∀ i, 0 ≤ α i) :
+    |l2 (fun i => max (α i - β i) 0) - max (1 - ρ) 0 * l2 α|
+      ≤ l2 (fun i => β i - ρ * α i) := by
+  have hq : l2 (fun i => max ((1 - ρ) * α i) 0) = max (1 - ρ) 0 * l2 α := by
+    rw [← l2_const_mul (le_max_right (1 - ρ) 0) α]
+    congr 1
+    funext i
+    exact max_mul_zero_of_nonneg (1 - ρ) (hα i)
+  rw [← hq]
+  calc |l2 (fun i => max (α i - β i) 0) - l2 (fun i => max ((1 - ρ) * α i) 0)|
+      ≤ l2 (fun i => max (α i - β i) 0 - max ((1 - ρ) * α i) 0) :=
+        abs_l2_sub_l2_le (fun i => max (α i - β i) 0) (fun i => max ((1 - ρ) * α i) 0)
+    _ ≤ l2 (fun i => (α i - β i) - (1 - ρ) * α i) :=
+        l2_posPart_sub_le (fun i => α i - β i) (fun i => (1 - ρ) * α i)
+    _ = l2 (fun i => β i - ρ * α i) := by
+        rw [← l2_sub_comm (fun i => (1 - ρ) * α i) (fun i => α i - β i)]
+        congr 1
+        funext i
+        ring
+
+/-- Multiplicative form of the fourth estimate: for `α ≥ 0`,
+`|‖(β - α)₊‖ - (ρ - 1)₊ ‖α‖| ≤ ‖β - ρα‖`. -/
+theorem abs_l2_posPart_sub'_sub_le (ρ : ℝ) {α : ι → ℝ} (β : ι → ℝ) (hα : ∀ i, 0 ≤ α i) :
+    |l2 (fun i => max (β i - α i) 0) - max (ρ - 1) 0 * l2 α|
+      ≤ l2 (fun i => β i - ρ * α i) := by
+  have hq : l2 (fun i => max ((ρ - 1) * α i) 0) = max (ρ - 1) 0 * l2 α := by
+    rw [← l2_const_mul (le_max_right (ρ - 1) 0) α]
+    congr 1
+    funext i
+    exact max_mul_zero_of_nonneg (ρ - 1) (hα i)
+  rw [← hq]
+  calc |l2 (fun i => max (β i - α i) 0) - l2 (fun i => max ((ρ - 1) * α i) 0)|
+      ≤ l2 (fun i => max (β i - α i) 0 - max ((ρ - 1) * α i) 0) :=
+        abs_l2_sub_l2_le (fun i => max (β i - α i) 0) (fun i => max ((ρ - 1) * α i) 0)
+    _ ≤ l2 (fun i => (β i - α i) - (ρ - 1) * α i) :=
+        l2_posPart_sub_le (fun i => β i - α i) (fun i => (ρ - 1) * α i)
+    _ = l2 (fun i => β i - ρ * α i) := by
+        congr 1
+        funext i
+        ring
+
+/-- **First estimate** (Theorem 5 of the paper, proof): `|⟨α, β⟩/‖α‖² - ρ| ≤ δ` with
+`δ = ‖β - ρα‖ / ‖α‖`, for `α ≠ 0`. -/
+theorem abs_inner_div_sub_le (ρ : ℝ) {α : ι → ℝ} (β : ι → ℝ) (hα : 0 < l2 α) :
+    |(∑ i, α i * β i) / (∑ i, α i ^ 2) - ρ| ≤ l2 (fun i => β i - ρ * α i) / l2 α := by
+  have hA : ∑ i, α i ^ 2 = l2 α ^ 2 := (l2_sq α).symm
+  have hA2 : 0 < l2 α ^ 2 := pow_pos hα 2
+  have hA0 : l2 α ^ 2 ≠ 0 := hA2.ne'
+  have e : (∑ i, α i * β i) / (∑ i, α i ^ 2) - ρ
+      = (∑ i, α i * β i - ρ * ∑ i, α i ^ 2) / l2 α ^ 2 := by
+    rw [hA, sub_div, mul_div_assoc, div_self hA0, mul_one]
+  rw [e, abs_div, abs_of_pos hA2]
+  have h := abs_sum_mul_sub_le ρ α β
+  calc |∑ i, α i * β i - ρ * ∑ i, α i ^ 2| / l2 α ^ 2
+      ≤ l2 α * l2 (fun i => β i - ρ * α i) / l2 α ^ 2 := by
+        gcongr <;> exact h
+    _ = l2 (fun i => β i - ρ * α i) / l2 α := by
+        rw [sq, mul_div_mul_left _ _ hα.ne']
+
+/-- **Second estimate** (Theorem 5 of the paper, proof): `|‖β‖²/‖α‖² - ρ²| ≤ δ² + 2ρδ` with
+`δ = ‖β - ρα‖ / ‖α‖`, for `α ≠ 0` and `ρ ≥ 0`. -/
+theorem abs_sum_sq_div_sub_le {ρ : ℝ} (hρ : 0 ≤ ρ) {α : ι → ℝ} (β : ι → ℝ) (hα : 0 < l2 α) :
+    |(∑ i, β i ^ 2) / (∑ i, α i ^ 2) - ρ ^ 2|
+      ≤ (l2 (fun i => β i - ρ * α i) / l2 α) ^ 2
+        + 2 * ρ * (l2 (fun i => β i - ρ * α i) / l2 α) := by
+  have hA : ∑ i, α i ^ 2 = l2 α ^ 2 := (l2_sq α).symm
+  have hA2 : 0 < l2 α ^ 2 := pow_pos hα 2
+  have hA0 : l2 α ^ 2 ≠ 0 := hA2.ne'
+  have hne : l2 α ≠ 0 := hα.ne'
+  have e : (∑ i, β i ^ 2) / (∑ i, α i ^ 2) - ρ ^ 2
+      = (∑ i, β i ^ 2 - ρ ^ 2 * ∑ i, α i ^ 2) / l2 α ^ 2 := by
+    rw [hA, sub_div, mul_div_assoc, div_self hA0, mul_one]
+  rw [e, abs_div, abs_of_pos hA2]
+  have h := abs_sum_sq_sub_le hρ α β
+  calc |∑ i, β i ^ 2 - ρ ^ 2 * ∑ i, α i ^ 2| / l2 α ^ 2
+      ≤ (2 * ρ * (l2 α * l2 (fun i => β i - ρ * α i)) + l2 (fun i => β i - ρ * α i) ^ 2)
+          / l2 α ^ 2 := by
+        gcongr <;> exact h
+    _ = (l2 (fun i => β i - ρ * α i) / l2 α) ^ 2
+          + 2 * ρ * (l2 (fun i => β i - ρ * α i) / l2 α) := by
+        rw [div_pow, add_div, add_comm]
+        congr 1
+        rw [sq (l2 α), mul_div_assoc, mul_div_mul_left _ _ hne]
+
+/-- `|x / a - c| ≤ e / a` from `|x - c a| ≤ e`, for `a > 0`. -/
+theorem abs_div_sub_le_of_abs_sub_mul_le {x a c e : ℝ} (ha : 0 < a) (h : |x - c * a| ≤ e) :
+    |x / a - c| ≤ e / a := by
+  have e1 : x / a - c = (x - c * a) / a := by
+    rw [sub_div, mul_div_assoc, div_self ha.ne', mul_one]
+  have ha' : 0 ≤ a := ha.le
+  rw [e1, abs_div, abs_of_pos ha]
+  gcongr <;> exact h
+
+/-- **Third estimate** (Theorem 5 of the paper, proof): for `α ≥ 0`, `α ≠ 0`,
+`|‖(α - β)₊‖/‖α‖ - (1 - ρ)₊| ≤ δ` with `δ = ‖β - ρα‖ / ‖α‖`. -/
+theorem abs_l2_posPart_sub_div_sub_le (ρ : ℝ) {α : ι → ℝ} (β : ι → ℝ) (hα0 : ∀ i, 0 ≤ α i)
+    (hα : 0 < l2 α) :
+    |l2 (fun i => max (α i - β i) 0) / l2 α - max (1 - ρ) 0|
+      ≤ l2 (fun i => β i - ρ * α i) / l2 α :=
+  abs_div_sub_le_of_abs_sub_mul_le hα (abs_l2_posPart_sub_sub_le ρ β hα0)
+
+/-- **Fourth estimate** (Theorem 5 of the paper, proof): for `α ≥ 0`, `α ≠ 0`,
+`|‖(β - α)₊‖/‖α‖ - (ρ - 1)₊| ≤ δ` with `δ = ‖β - ρα‖ / ‖α‖`. -/
+theorem abs_l2_posPart_sub'_div_sub_le (ρ : ℝ) {α : ι → ℝ} (β : ι → ℝ) (hα0 : ∀ i, 0 ≤ α i)
+    (hα : 0 < l2 α) :
+    |l2 (fun i => max (β i - α i) 0) / l2 α - max (ρ - 1) 0|
+      ≤ l2 (fun i => β i - ρ * α i) / l2 α :=
+  abs_div_sub_le_of_abs_sub_mul_le hα (abs_l2_posPart_sub'_sub_le ρ β hα0)
+
+end Estimates
+
+section Limits
+
+/-- A sequence within `g n → 0` of `L` (eventually) tends to `L`. -/
+theorem tendsto_of_abs_sub_le {f g : ℕ → ℝ} {L : ℝ} (h : ∀ᶠ n in atTop, |f n - L| ≤ g n)
+    (hg : Tendsto g atTop (𝓝 0)) : Tendsto f atTop (𝓝 L) := by
+  have hlo : Tendsto (fun n => L - g n) atTop (𝓝 L) := by
+    have h' := (tendsto_const_nhds : Tendsto (fun _ : ℕ => L) atTop (𝓝 L)).sub hg
+    rwa [sub_zero] at h'
+  have hhi : Tendsto (fun n => L + g n) atTop (𝓝 L) := by
+    have h' := (tendsto_const_nhds : Tendsto (fun _ : ℕ => L) atTop (𝓝 L)).add hg
+    rwa [add_zero] at h'
+  refine tendsto_of_tendsto_of_tendsto_of_le_of_le' hlo hhi ?_ ?_
+  · exact h.mono fun n hn => by
+      have h2 := abs_le.mp hn
+      linarith [h2.1, h2.2]
+  · exact h.mono fun n hn => by
+      have h2 := abs_le.mp hn
+      linarith [h2.1, h2.2]
+
+theorem tendsto_sq_add_two_mul {δ : ℕ → ℝ} (ρ : ℝ) (h : Tendsto δ atTop (𝓝 0)) :
+    Tendsto (fun n => δ n ^ 2 + 2 * ρ * δ n) atTop (𝓝 0) := by
+  have h2 := (h.pow 2).add (h.const_mul (2 * ρ))
+  simpa using h2
+
+/-- `2 (S/A) / (1 + B/A) = 2S / (A + B)` for `A > 0`, `B ≥ 0`. -/
+theorem two_mul_div_one_add_div {S A B : ℝ} (hA : 0 < A) (hB : 0 ≤ B) :
+    2 * (S / A) / (1 + B / A) = 2 * S / (A + B) := by
+  have hA0 : A ≠ 0 := hA.ne'
+  have hAB : A + B ≠ 0 := (add_pos_of_pos_of_nonneg hA hB).ne'
+  have h1 : 1 + B / A = (A + B) / A := by
+    rw [add_div, div_self hA0]
+  rw [h1, div_div_eq_mul_div, mul_assoc, div_mul_cancel₀ S hA0]
+
+/-- `(P/a)² / (1 + B/a²) = P² / (a² + B)` for `a > 0`, `B ≥ 0`. -/
+theorem div_sq_div_one_add_div {P a B : ℝ} (ha : 0 < a) (hB : 0 ≤ B) :
+    (P / a) ^ 2 / (1 + B / a ^ 2) = P ^ 2 / (a ^ 2 + B) := by
+  have hA : 0 < a ^ 2 := pow_pos ha 2
+  have hA0 : a ^ 2 ≠ 0 := hA.ne'
+  have h1 : 1 + B / a ^ 2 = (a ^ 2 + B) / a ^ 2 := by
+    rw [add_div, div_self hA0]
+  rw [h1, div_pow, div_div_div_cancel_right₀ hA0]
+
+variable {κ : ℕ → Type*} [∀ n, Fintype (κ n)]
+
+/-- If `δ_n = ‖β_n - ρα_n‖/‖α_n‖ → 0`, then `⟨α_n, β_n⟩/‖α_n‖² → ρ`. -/
+theorem tendsto_inner_div_of_tendsto {ρ : ℝ} (α β : ∀ n, κ n → ℝ)
+    (hα : ∀ᶠ n in atTop, 0 < l2 (α n))
+    (hδ : Tendsto (fun n => l2 (fun i => β n i - ρ * α n i) / l2 (α n)) atTop (𝓝 0)) :
+    Tendsto (fun n => (∑ i, α n i * β n i) / (∑ i, α n i ^ 2)) atTop (𝓝 ρ) :=
+  tendsto_of_abs_sub_le (hα.mono fun n hn => abs_inner_div_sub_le ρ (β n) hn) hδ
+
+/-- If `δ_n → 0`, then `‖β_n‖²/‖α_n‖² → ρ²` (for `ρ ≥ 0`). -/
+theorem tendsto_sum_sq_div_of_tendsto {ρ : ℝ} (hρ : 0 ≤ ρ) (α β : ∀ n, κ n → ℝ)
+    (hα : ∀ᶠ n in atTop, 0 < l2 (α n))
+    (hδ : Tendsto (fun n => l2 (fun i => β n i - ρ * α n i) / l2 (α n)) atTop (𝓝 0)) :
+    Tendsto (fun n => (∑ i, β n i ^ 2) / (∑ i, α n i ^ 2)) atTop (𝓝 (ρ ^ 2)) :=
+  tendsto_of_abs_sub_le (hα.mono fun n hn => abs_sum_sq_div_sub_le hρ (β n) hn)
+    (tendsto_sq_add_two_mul ρ hδ)
+
+/-- If `δ_n → 0` and `α_n ≥ 0`, then `‖(α_n - β_n)₊‖/‖α_n‖ → (1 - ρ)₊`. -/
+theorem tendsto_l2_posPart_sub_div_of_tendsto {ρ : ℝ} (α β : ∀ n, κ n → ℝ)
+    (hα0 : ∀ n i, 0 ≤ α n i) (hα : ∀ᶠ n in atTop, 0 < l2 (α n))
+    (hδ : Tendsto (fun n => l2 (fun i => β n i - ρ * α n i) / l2 (α n)) atTop (𝓝 0)) :
+    Tendsto (fun n => l2 (fun i => max (α n i - β n i) 0) / l2 (α n)) atTop
+      (𝓝 (max (1 - ρ) 0)) :=
+  tendsto_of_abs_sub_le
+    (hα.mono fun n hn => abs_l2_posPart_sub_div_sub_le ρ (β n) (hα0 n) hn) hδ
+
+/-- If `δ_n → 0` and `α_n ≥ 0`, then `‖(β_n - α_n)₊‖/‖α_n‖ → (ρ - 1)₊`. -/
+theorem tendsto_l2_posPart_sub'_div_of_tendsto {ρ : ℝ} (α β : ∀ n, κ n → ℝ)
+    (hα0 : ∀ n i, 0 ≤ α n i) (hα : ∀ᶠ n in atTop, 0 < l2 (α n))
+    (hδ : Tendsto (fun n => l2 (fun i => β n i - ρ * α n i) / l2 (α n)) atTop (𝓝 0)) :
+    Tendsto (fun n => l2 (fun i => max (β n i - α n i) 0) / l2 (α n)) atTop
+      (𝓝 (max (ρ - 1) 0)) :=
+  tendsto_of_abs_sub_le
+    (hα.mono fun n hn => abs_l2_posPart_sub'_div_sub_le ρ (β n) (hα0 n) hn) hδ
+
+/-- **Deterministic core of Theorem 5 of the paper.** Let `α_n ≥ 0` (eventually nonzero) and
+`β_n` be lobe pairs with `δ_n = ‖β_n - ρα_n‖/‖α_n‖ → 0`, `ρ ≥ 0`. Then, with
+`‖S_n‖² = ‖α_n‖² + ‖β_n‖²`,
+`2⟨α_n, β_n⟩/‖S_n‖² → 2ρ/(1+ρ²)`, `‖(α_n - β_n)₊‖²/‖S_n‖² → (1-ρ)₊²/(1+ρ²)` and
+`‖(β_n - α_n)₊‖²/‖S_n‖² → (ρ-1)₊²/(1+ρ²)`. -/
+theorem tendsto_lobeProfile_of_tendsto {ρ : ℝ} (hρ : 0 ≤ ρ) (α β : ∀ n, κ n → ℝ)
+    (hα0 : ∀ n i, 0 ≤ α n i) (hα : ∀ᶠ n in atTop, 0 < l2 (α n))
+    (hδ : Tendsto (fun n => l2 (fun i => β n i - ρ * α n i) / l2 (α n)) atTop (𝓝 0)) :
+    Tendsto (fun n => 2 * (∑ i, α n i * β n i) / (∑ i, α n i ^ 2 + ∑ i, β n i ^ 2)) atTop
+        (𝓝 (2 * ρ / (1 + ρ ^ 2))) ∧
+      Tendsto (fun n => (∑ i, max (α n i - β n i) 0 ^ 2) / (∑ i, α n i ^ 2 + ∑ i, β n i ^ 2))
+        atTop (𝓝 (max (1 - ρ) 0 ^ 2 / (1 + ρ ^ 2))) ∧
+      Tendsto (fun n => (∑ i, max (β n i - α n i) 0 ^ 2) / (∑ i, α n i ^ 2 + ∑ i, β n i ^ 2))
+        atTop (𝓝 (max (ρ - 1) 0 ^ 2 / (1 + ρ ^ 2))) := by
+  have hden : (1 + ρ ^ 2) ≠ 0 := by positivity
+  have hr := tendsto_inner_div_of_tendsto α β hα hδ
+  have hq := tendsto_sum_sq_div_of_tendsto hρ α β hα hδ
+  have hc := tendsto_l2_posPart_sub_div_of_tendsto α β hα0 hα hδ
+  have hd := tendsto_l2_posPart_sub'_div_of_tendsto α β hα0 hα hδ
+  have h1 : Tendsto (fun _ : ℕ => (1 : ℝ)) atTop (𝓝 1) := tendsto_const_nhds
+  have hq1 := h1.add hq
+  refine ⟨?_, ?_, ?_⟩
+  · refine ((hr.const_mul 2).div hq1 hden).congr' ?_
+    filter_upwards [hα] with n hn
+    have hA : ∑ i, α n i ^ 2 = l2 (α n) ^ 2 := (l2_sq (α n)).symm
+    have hA2 : 0 < ∑ i, α n i ^ 2 := by rw [hA]; exact pow_pos hn 2
+    exact two_mul_div_one_add_div (S := ∑ i, α n i * β n i) hA2 (sum_sq_nonneg (β n))
+  · refine ((hc.pow 2).div hq1 hden).congr' ?_
+    filter_upwards [hα] with n hn
+    have key := div_sq_div_one_add_div (P := l2 (fun i => max (α n i - β n i) 0)) hn
+      (sum_sq_nonneg (β n))
+    -- rewrite `‖α_n‖²` and `‖(α_n - β_n)₊‖²` back into sums
+    rw [l2_sq, l2_sq] at key
+    exact key
+  · refine ((hd.pow 2).div hq1 hden).congr' ?_
+    filter_upwards [hα] with n hn
+    have key := div_sq_div_one_add_div (P := l2 (fun i => max (β n i - α n i) 0)) hn
+      (sum_sq_nonneg (β n))
+    rw [l2_sq, l2_sq] at key
+    exact key
+
+end Limits
+
+end Vec
+
+end QKForms
