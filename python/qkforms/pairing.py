@@ -1,7 +1,7 @@
 """Pairing score, lobe ratio and the Lemma 2 bound (THEORY §3, §7.3).
 
 For symmetric ``S != 0`` with padded lobes ``alpha`` (positive eigenvalues) and
-``beta`` (|negative| eigenvalues), the pairing score is
+``beta`` (absolute values of the negative eigenvalues), the pairing score is
 ``P = 1 - |alpha - beta| / |S|``, the lobe ratio ``rho = |beta|/|alpha|``, and Lemma 2
 bounds ``P <= 1 - |1 - rho|/sqrt(1 + rho^2)`` with equality iff ``beta = rho alpha``.
 All functions take the eigenvalues of ``S`` (e.g. ``numpy.linalg.eigvalsh(S)``) and

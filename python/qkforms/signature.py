@@ -1,4 +1,4 @@
-"""Signature (n_+, n_-, n_0) of a symmetric form, counted with a relative zero threshold.
+"""Signature ``(n_+, n_-, n_0)`` of a symmetric form, counted with a relative zero threshold.
 
 THEORY §3: an eigenvalue ``lam`` counts as zero when ``|lam| <= tol * max|lam|``.
 Defaults: ``tol = 1e-7`` for dense N x N spectra (:func:`signature`), ``tol = 1e-9``

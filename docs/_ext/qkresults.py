@@ -1,0 +1,216 @@
+"""Sphinx extension: one page per registered result, and the dependency graph.
+
+At ``builder-inited`` it writes ``results/<id>.md`` for every row of
+:data:`qkforms.registry.RESULTS`: the statement and proof sketch (``docs/results.toml``),
+the Lean declarations with their source (read from ``lean/``), the exact Python check
+with its source, the property tests, and the status recorded by the latest
+``qkforms verify --json docs/_generated/verify.json`` (if any). It also writes
+``results/index.md`` with a dependency graph (inline SVG, laid out here: no Graphviz).
+"""
+
+from __future__ import annotations
+
+import html
+import importlib
+import inspect
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import tomllib
+
+DECL_START = re.compile(
+    r"^(?:@\[[^\]]*\]\s*)?(?:(?:private|protected|noncomputable)\s+)*"
+    r"(?:theorem|lemma|def|abbrev|structure|instance)\s+(\S+)"
+)
+
+
+def lean_source(root: Path, lean_file: str | None, decl: str) -> str | None:
+    """Return the source of a Lean declaration (with its docstring), or None."""
+    if not lean_file or not (root / lean_file).exists():
+        return None
+    lines = (root / lean_file).read_text(encoding="utf-8").splitlines()
+    short = decl.rsplit(".", 1)[-1]
+    for i, line in enumerate(lines):
+        m = DECL_START.match(line)
+        if not m or m.group(1).rsplit(".", 1)[-1] != short:
+            continue
+        start = i
+        # include a docstring directly above
+        j = i - 1
+        if j >= 0 and lines[j].rstrip().endswith("-/"):
+            while j >= 0 and "/--" not in lines[j]:
+                j -= 1
+            start = max(j, 0)
+        end = i + 1
+        while end < len(lines):
+            nxt = lines[end]
+            if nxt and not nxt[0].isspace() and (
+                DECL_START.match(nxt) or nxt.startswith(("/--", "/-!", "end ", "section",
+                                                          "namespace", "open ", "variable"))
+            ):
+                break
+            end += 1
+        while end > i and not lines[end - 1].strip():
+            end -= 1
+        return "\n".join(lines[start:end])
+    return None
+
+
+def check_source(spec: str) -> str | None:
+    if not spec or ":" not in spec:
+        return None
+    module, name = spec.split(":", 1)
+    try:
+        fn = getattr(importlib.import_module(module), name)
+        return inspect.getsource(fn)
+    except Exception:  # noqa: BLE001 - the page says the source is unavailable
+        return None
+
+
+def layered_svg(nodes: list[str], edges: list[tuple[str, str]]) -> str:
+    """A left-to-right layered drawing of a DAG (edge u -> v: v uses u)."""
+    level: dict[str, int] = {}
+
+    def depth(v: str, seen: frozenset[str] = frozenset()) -> int:
+        if v in level:
+            return level[v]
+        preds = [u for u, w in edges if w == v and u not in seen]
+        level[v] = 0 if not preds else 1 + max(depth(u, seen | {v}) for u in preds)
+        return level[v]
+
+    for v in nodes:
+        depth(v)
+    cols: dict[int, list[str]] = {}
+    for v in nodes:
+        cols.setdefault(level[v], []).append(v)
+    w, h, gx, gy = 120, 26, 60, 14
+    pos = {}
+    for c, vs in cols.items():
+        for r, v in enumerate(vs):
+            pos[v] = (20 + c * (w + gx), 20 + r * (h + gy))
+    width = 40 + (max(cols) + 1) * (w + gx)
+    height = 40 + max(len(vs) for vs in cols.values()) * (h + gy)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        'class="qk-depgraph" font-family="sans-serif" font-size="12">',
+        '<defs><marker id="arr" markerWidth="8" markerHeight="8" refX="8" refY="4" '
+        'orient="auto"><path d="M0,0 L8,4 L0,8 z" fill="#555"/></marker></defs>',
+    ]
+    for u, v in edges:
+        (x1, y1), (x2, y2) = pos[u], pos[v]
+        parts.append(
+            f'<line x1="{x1 + w}" y1="{y1 + h / 2}" x2="{x2}" y2="{y2 + h / 2}" '
+            'stroke="#555" marker-end="url(#arr)"/>'
+        )
+    for v, (x, y) in pos.items():
+        parts.append(
+            f'<a href="{html.escape(v)}.html"><rect x="{x}" y="{y}" width="{w}" height="{h}" '
+            f'rx="4" fill="#eef3fb" stroke="#3b6fb6"/><text x="{x + w / 2}" y="{y + 17}" '
+            f'text-anchor="middle">{html.escape(v)}</text></a>'
+        )
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def display_math(text: str) -> str:
+    """Put every ``$$...$$`` on lines of its own (MyST needs display math as a block)."""
+    return re.sub(
+        r"\$\$(.+?)\$\$", lambda m: "\n\n$$\n" + m.group(1).strip() + "\n$$\n\n", text,
+        flags=re.S,
+    )
+
+
+def status_of(verify: dict[str, Any] | None, rid: str) -> str:
+    if verify is None:
+        return (
+            "No `qkforms verify` run was recorded for this build "
+            "(run `bash scripts/build-docs.sh`)."
+        )
+    for row in verify.get("results", []):
+        if row.get("id") == rid:
+            keys = [k for k in ("lean", "exact", "property", "verdict") if k in row]
+            cells = " | ".join(str(row[k]) for k in keys)
+            return (
+                f"Latest `qkforms verify` ({verify.get('generated', 'date unknown')}):\n\n"
+                f"| {' | '.join(keys)} |\n|{'---|' * len(keys)}\n| {cells} |"
+            )
+    return "This id was not in the recorded `qkforms verify` run."
+
+
+def generate(app: Any) -> None:
+    from qkforms.registry import RESULTS
+
+    src = Path(app.srcdir)
+    root = src.parent
+    data = tomllib.loads((src / "results.toml").read_text(encoding="utf-8"))
+    verify_path = src / "_generated" / "verify.json"
+    verify = json.loads(verify_path.read_text()) if verify_path.exists() else None
+    out = src / "results"
+    out.mkdir(exist_ok=True)
+    for r in RESULTS:
+        entry = data.get(r.id, {})
+        lines = [f"# `{r.id}` — {r.paper}", "", f"*{r.title}*", "", "## Statement", ""]
+        statement = entry.get("statement", "(statement missing from docs/results.toml)")
+        lines += [display_math(statement.strip())]
+        proof = display_math(entry.get("proof", "(none recorded)").strip())
+        lines += ["", "## Proof sketch", "", proof, ""]
+        uses = entry.get("uses", [])
+        if uses:
+            lines += ["Uses: " + ", ".join(f"[`{u}`]({u}.md)" for u in uses), ""]
+        lines += ["## Lean", ""]
+        if not r.lean_file:
+            lines += ["Not formalized in Lean (Python checks only; see THEORY §10).", ""]
+        else:
+            lines += [f"File: `{r.lean_file}`", ""]
+            if not r.lean:
+                lines += ["No declaration is registered for this id yet.", ""]
+            for decl in r.lean:
+                srcs = lean_source(root, r.lean_file, decl)
+                lines += [f"### `{decl}`", ""]
+                lines += (
+                    ["```lean", srcs, "```", ""] if srcs
+                    else ["(declaration not found in the file)", ""]
+                )
+            lines += [
+                "These proofs have **not** been compiled where this site was built "
+                "(no Lean toolchain); see the status below.",
+                "",
+            ]
+        lines += ["## Python", "", f"Exact check: `{r.check}`", ""]
+        code = check_source(r.check)
+        if code:
+            lines += ["```python", code.rstrip(), "```", ""]
+        if r.property_tests:
+            lines += ["Property tests:", ""] + [f"* `{t}`" for t in r.property_tests] + [""]
+        lines += ["## Status", "", status_of(verify, r.id), ""]
+        (out / f"{r.id}.md").write_text("\n".join(lines), encoding="utf-8")
+    nodes = [r.id for r in RESULTS]
+    edges = [(u, r) for r in nodes for u in data.get(r, {}).get("uses", []) if u in nodes]
+    index = [
+        "# Results",
+        "",
+        "Every registered result, its Lean declarations, exact check, property tests and "
+        "latest verification status. Arrows point from a result to the results whose "
+        "proofs use it.",
+        "",
+        "```{raw} html",
+        layered_svg(nodes, edges),
+        "```",
+        "",
+        "| id | paper | statement | Lean |",
+        "|---|---|---|---|",
+    ]
+    for r in RESULTS:
+        index.append(
+            f"| [`{r.id}`]({r.id}.md) | {r.paper} | {r.title} | "
+            f"{'`' + r.lean_file + '`' if r.lean_file else 'not formalized'} |"
+        )
+    index += ["", "```{toctree}", ":hidden:", ""] + [r.id for r in RESULTS] + ["```", ""]
+    (out / "index.md").write_text("\n".join(index), encoding="utf-8")
+
+
+def setup(app: Any) -> dict[str, Any]:
+    app.connect("builder-inited", generate)
+    return {"version": "1", "parallel_read_safe": True}
