@@ -1,0 +1,83 @@
+"""``qkforms stats DIR...``: observation tables from one or more survey directories.
+
+Every ``DIR`` must hold ``heads.parquet`` and ``spectra.parquet`` (architecture.md §5).
+With one directory the tables go to ``DIR/stats/``; with several, the rows are pooled
+into one table set written to each ``DIR/stats/`` unless ``--out`` names another place.
+
+Examples
+--------
+>>> import argparse
+>>> from qkforms.stats.command import configure
+>>> p = argparse.ArgumentParser()
+>>> configure(p)
+>>> args = p.parse_args(["runs/a", "--no-fits", "--bootstrap", "200"])
+>>> args.dirs, args.fits, args.bootstrap, args.executor
+(['runs/a'], False, 200, 'local')
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+__all__ = ["configure", "run"]
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the ``stats`` arguments to ``parser``."""
+    parser.add_argument("dirs", nargs="+", metavar="DIR",
+                        help="survey output directories (heads.parquet, spectra.parquet)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="output directory (default: DIR/stats for every DIR)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the baselines and the bootstrap (default 0)")
+    parser.add_argument("--bootstrap", type=int, default=1000, metavar="B",
+                        help="bootstrap replicates per interval (default 1000; 0: none)")
+    parser.add_argument("--no-fits", dest="fits", action="store_false",
+                        help="skip the generalized-gamma / lognormal family fits")
+    parser.add_argument("--no-baseline", dest="baseline", action="store_false",
+                        help="skip the seeded Gaussian baseline survey")
+    parser.add_argument("--baseline-heads", type=int, default=None, metavar="K",
+                        help="at most K baseline heads per layer (default: as many as the layer)")
+    parser.add_argument("--executor", choices=("local", "dask"), default="local",
+                        help="where the per-(model, layer) tasks run (default local)")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="dask scheduler address (default: start a LocalCluster)")
+    parser.add_argument("--workers", type=int, default=2,
+                        help="workers of the LocalCluster (default 2)")
+    parser.add_argument("--no-parquet", dest="parquet", action="store_false",
+                        help="write CSV only")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read the survey outputs, compute the tables, write them; return 0."""
+    from qkforms.errors import QKFormsError
+    from qkforms.stats.observations import observations
+    from qkforms.stats.output import write_tables
+    from qkforms.stats.table import concat, read_parquet
+
+    dirs = [Path(d) for d in args.dirs]
+    for d in dirs:
+        if not d.is_dir():
+            raise QKFormsError(f"{d} is not a directory")
+    heads = concat([read_parquet(d / "heads.parquet") for d in dirs])
+    spectra = concat([read_parquet(d / "spectra.parquet") for d in dirs])
+    start = time.perf_counter()
+    tables = observations(
+        heads, spectra, seed=args.seed, fits=args.fits, n_boot=args.bootstrap,
+        baseline=args.baseline, baseline_max_heads=args.baseline_heads,
+        executor=args.executor, scheduler=args.scheduler, n_workers=args.workers,
+    )
+    elapsed = time.perf_counter() - start
+    header = (f"Sources: {', '.join(str(d) for d in dirs)}. Seed {args.seed}, "
+              f"{args.bootstrap} bootstrap replicates, family fits "
+              f"{'on' if args.fits else 'off'}, executor {args.executor}.")
+    targets = [args.out] if args.out is not None else [d / "stats" for d in dirs]
+    for target in targets:
+        paths = write_tables(tables, target, header=header,
+                             parquet=None if args.parquet else False)
+        print(f"qkforms stats: wrote {len(paths)} files to {target}", file=sys.stderr)
+    print(f"qkforms stats: {len(heads)} heads, {elapsed:.1f} s", file=sys.stderr)
+    return 0

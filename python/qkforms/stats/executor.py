@@ -1,0 +1,75 @@
+"""Running the per-(model, layer) tasks on dask.distributed.
+
+Each task is :func:`qkforms.stats.layer.layer_task` on one layer's rows; results are
+gathered in submission order, so the tables are the same as with the local executor.
+Without a client or scheduler address a ``LocalCluster`` is started (and closed).
+
+Examples
+--------
+>>> from qkforms.stats.executor import run_dask
+>>> run_dask([], {}, n_workers=1, processes=False)
+[]
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from qkforms.errors import QKFormsError
+
+__all__ = ["run_dask"]
+
+
+def run_dask(
+    payloads: list[tuple[dict, dict]],
+    kwargs: dict[str, Any],
+    *,
+    scheduler: str | None = None,
+    client: Any = None,
+    n_workers: int = 2,
+    processes: bool = True,
+) -> list[dict[str, dict[str, list[Any]]]]:
+    """Run ``layer_task(heads, spectra, **kwargs)`` for every payload on dask.
+
+    Parameters
+    ----------
+    payloads : list of (heads columns, spectra columns)
+    kwargs : dict
+        Keyword arguments of ``layer_task``.
+    scheduler : str, optional
+        Scheduler address (``tcp://host:port``).
+    client : dask.distributed.Client, optional
+        Existing client; takes precedence.
+    n_workers, processes :
+        LocalCluster settings when neither is given.
+    """
+    if not payloads:
+        return []
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise QKFormsError("--executor dask needs dask.distributed: pip install "
+                           "'qkforms[dask]'") from exc
+    from qkforms.stats.layer import layer_task
+
+    own_client = own_cluster = None
+    try:
+        if client is None:
+            if scheduler:
+                own_client = client = Client(scheduler)
+            else:
+                own_cluster = LocalCluster(
+                    n_workers=n_workers, threads_per_worker=1, processes=processes,
+                    dashboard_address=None, silence_logs=logging.CRITICAL,
+                )
+                own_client = client = Client(own_cluster)
+        futures = [
+            client.submit(layer_task, h, s, pure=False, **kwargs) for h, s in payloads
+        ]
+        return list(client.gather(futures))
+    finally:
+        if own_client is not None:
+            own_client.close()
+        if own_cluster is not None:
+            own_cluster.close()

@@ -1,0 +1,114 @@
+"""The per-(model, layer) task: a pure function of one layer's rows.
+
+:func:`layer_task` takes the ``heads.parquet`` and ``spectra.parquet`` rows of one
+(model, layer) as plain column dicts and returns the per-head spectral statistics
+and fits (:func:`qkforms.stats.spectral.spectral_rows`) and the rows of the seeded
+Gaussian baseline of the same shape (:func:`qkforms.stats.baseline.baseline_heads`).
+It reads nothing else and draws only from streams seeded by ``(seed, model,
+layer)``, so the local and the dask executors give identical results.
+
+Examples
+--------
+>>> import numpy as np
+>>> from qkforms.stats.layer import layer_task
+>>> heads = {"model": ["m"], "layer": [0], "head": [0], "N": [16], "n": [2],
+...          "status": ["ok"]}
+>>> spectra = {"model": ["m"], "layer": [0], "head": [0],
+...            "eig_S": [[2.0, 1.0, -1.0, -2.0]], "sv_T": [[1.4, 0.7]],
+...            "abs_eig_L": [[1.5, 0.9]]}
+>>> out = layer_task(heads, spectra, seed=0, fits=False)
+>>> out["head_stats"]["head"], len(out["baseline"]["sym_energy"])
+([0], 1)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from qkforms.errors import QKFormsError
+
+__all__ = ["layer_task"]
+
+
+def _plain_list(values: Any) -> list[Any]:
+    return [v.item() if isinstance(v, np.generic) else v for v in list(values)]
+
+
+def layer_task(
+    heads: dict[str, Any],
+    spectra: dict[str, Any],
+    *,
+    seed: int = 0,
+    fits: bool = True,
+    baseline: bool = True,
+    baseline_max_heads: int | None = None,
+) -> dict[str, dict[str, list[Any]]]:
+    """Per-head statistic/fit rows and baseline rows of one (model, layer).
+
+    Parameters
+    ----------
+    heads, spectra : dict of column -> sequence
+        The layer's rows (``status == "ok"`` rows of heads; spectra rows of the
+        same heads, any order).
+    seed : int
+        Seed of the Gaussian baseline.
+    fits : bool
+        Run the generalized-gamma/lognormal family fits.
+    baseline : bool
+        Draw the Gaussian baseline (as many heads as the layer has, or at most
+        ``baseline_max_heads``).
+
+    Returns
+    -------
+    dict with ``"head_stats"`` and ``"baseline"``, each a dict of column -> list
+    """
+    from qkforms.stats.baseline import baseline_heads
+    from qkforms.stats.spectral import spectral_rows
+
+    models = set(_plain_list(heads["model"]))
+    layers = set(_plain_list(heads["layer"]))
+    if len(models) > 1 or len(layers) > 1:
+        raise QKFormsError(f"layer_task got several (model, layer) groups: {models} x {layers}")
+    head_ids = [int(h) for h in _plain_list(heads["head"])]
+    spec_index = {int(h): i for i, h in enumerate(_plain_list(spectra.get("head", [])))}
+    missing = [h for h in head_ids if h not in spec_index]
+    if missing:
+        raise QKFormsError(
+            f"spectra.parquet has no rows for heads {missing} of model "
+            f"{next(iter(models))!r}, layer {next(iter(layers))}"
+        )
+    order = [spec_index[h] for h in head_ids]
+
+    def col(name: str) -> list[Any]:
+        values = list(spectra[name]) if name in spectra else [None] * len(spec_index)
+        return [values[i] for i in order]
+
+    stats = spectral_rows(col("eig_S"), col("sv_T"), col("abs_eig_L"), fits=fits)
+    model = next(iter(models)) if models else None
+    layer = int(next(iter(layers))) if layers else 0
+    head_stats: dict[str, list[Any]] = {
+        "model": [model] * len(head_ids),
+        "layer": [layer] * len(head_ids),
+        "head": head_ids,
+    }
+    for name, values in stats.items():
+        head_stats[name] = _plain_list(values)
+
+    base: dict[str, list[Any]] = {"model": [], "layer": [], "head": [], "N": [], "n": []}
+    if baseline and head_ids:
+        shapes = sorted({(int(N), int(n)) for N, n in zip(heads["N"], heads["n"], strict=True)})
+        count = len(head_ids)
+        if baseline_max_heads is not None:
+            count = min(count, int(baseline_max_heads))
+        for N, n in shapes:  # one shape per layer in practice
+            rows = baseline_heads(count, N=N, n=n, seed=seed, key=(model, layer, N, n))
+            base["model"] += [model] * count
+            base["layer"] += [layer] * count
+            base["head"] += list(range(count))
+            base["N"] += [N] * count
+            base["n"] += [n] * count
+            for name, values in rows.items():
+                base.setdefault(name, []).extend(_plain_list(values))
+    return {"head_stats": head_stats, "baseline": base}

@@ -1,0 +1,711 @@
+"""Observation tables from survey outputs (THEORY §7.3–§7.6, §9; docs/statistics.md).
+
+:func:`observations` turns the survey's per-head rows (``heads.parquet``) and spectra
+(``spectra.parquet``) into one table per observation, with a row per model and a
+pooled row (``model == "ALL"``). Every median, share and ratio carries a 95 %
+bootstrap interval over heads (``<stat>_ci_low``, ``<stat>_ci_high``; see
+:mod:`qkforms.stats.bootstrap`). The exact definition of every column is in
+``docs/statistics.md``.
+
+Examples
+--------
+>>> import numpy as np
+>>> from qkforms import Head
+>>> from qkforms.stats import observations
+>>> from qkforms.stats.synthetic import survey_rows
+>>> rng = np.random.default_rng(0)
+>>> heads = [Head(*rng.standard_normal((2, 4, 32))) for _ in range(6)]
+>>> h, s = survey_rows("toy", heads, heads_per_layer=3)
+>>> tables = observations(h, s, n_boot=50, fits=False)
+>>> tables["observation1_balance"].row(0)["balanced"]
+6
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from qkforms.errors import QKFormsError
+from qkforms.stats.bootstrap import (
+    DEFAULT_BOOT,
+    cliffs_delta_ci,
+    median_ci,
+    ratio_of_medians_ci,
+    rng_for,
+    share_ci,
+)
+from qkforms.stats.table import Table, as_table
+
+__all__ = [
+    "HEAD_COLUMNS",
+    "POOLED",
+    "STRONGLY_SYMMETRIC",
+    "TABLES",
+    "observations",
+]
+
+#: label of the pooled row
+POOLED = "ALL"
+#: symmetric-energy threshold of a "strongly symmetric" head
+STRONGLY_SYMMETRIC = 0.75
+#: columns of heads.parquet that the statistics read
+HEAD_COLUMNS: tuple[str, ...] = (
+    "model", "layer", "head", "N", "n", "status", "n_pos", "n_neg", "n_zero", "balance",
+    "sym_energy", "pairing", "rho", "pairing_bound", "pairing_gap", "lobe_departure",
+    "a", "b", "c", "d", "b_S", "c_S", "d_S", "theta_dist", "theta_L_dist", "thm5_dist",
+    "trace_ratio", "participation_ratio", "stable_rank", "leading_share", "a_over_b",
+    "b_minus_a", "spectral_type", "norm_sq",
+)
+SPECTRA_COLUMNS: tuple[str, ...] = ("model", "layer", "head", "eig_S", "sv_T", "abs_eig_L")
+#: names of the returned tables, in report order
+TABLES: tuple[str, ...] = (
+    "observation1_balance",
+    "symmetric_energy",
+    "pairing",
+    "proportional_lobes",
+    "accumulation",
+    "accumulation_test",
+    "spectral_types",
+    "spectral_types_sensitivity",
+    "spectral_geometry",
+    "families",
+    "families_summary",
+    "by_layer",
+    "head_stats",
+    "baseline_heads",
+)
+
+
+# ---------------------------------------------------------------------------------------
+# helpers
+
+
+def _float(col: Any) -> NDArray[np.float64]:
+    out = np.empty(len(col), dtype=np.float64)
+    for i, v in enumerate(col):
+        out[i] = np.nan if v is None else float(v)
+    return out
+
+
+class _Ctx:
+    """Seed, bootstrap size and the current table, for naming random streams."""
+
+    def __init__(self, seed: int, n_boot: int) -> None:
+        self.seed = seed
+        self.n_boot = n_boot
+
+    def rng(self, *keys: Any) -> np.random.Generator:
+        return rng_for(self.seed, "bootstrap", *keys)
+
+
+def _put_median(
+    row: dict[str, Any], ctx: _Ctx, key: tuple, name: str, x: NDArray, groups: Any,
+    quantiles: tuple[int, int] | None = (10, 90),
+) -> None:
+    est, lo, hi = median_ci(x, groups=groups, rng=ctx.rng(*key, name), n_boot=ctx.n_boot)
+    row[f"{name}_median"] = est
+    row[f"{name}_median_ci_low"] = lo
+    row[f"{name}_median_ci_high"] = hi
+    if quantiles is not None:
+        finite = x[~np.isnan(x)]
+        q = np.quantile(finite, [quantiles[0] / 100, quantiles[1] / 100]) if finite.size else [
+            np.nan, np.nan]
+        row[f"{name}_p{quantiles[0]}"] = float(q[0])
+        row[f"{name}_p{quantiles[1]}"] = float(q[1])
+
+
+def _put_share(
+    row: dict[str, Any], ctx: _Ctx, key: tuple, name: str, mask: NDArray, groups: Any
+) -> None:
+    est, lo, hi = share_ci(mask, groups=groups, rng=ctx.rng(*key, name), n_boot=ctx.n_boot)
+    row[name] = est
+    row[f"{name}_ci_low"] = lo
+    row[f"{name}_ci_high"] = hi
+
+
+def _put_ratio(
+    row: dict[str, Any], ctx: _Ctx, key: tuple, name: str, x: NDArray, y: NDArray,
+    gx: Any, gy: Any,
+) -> None:
+    est, lo, hi = ratio_of_medians_ci(
+        x, y, groups_x=gx, groups_y=gy, rng=ctx.rng(*key, name), n_boot=ctx.n_boot
+    )
+    row[name] = est
+    row[f"{name}_ci_low"] = lo
+    row[f"{name}_ci_high"] = hi
+
+
+def _rows_to_table(rows: Sequence[dict[str, Any]]) -> Table:
+    if not rows:
+        return Table()
+    names: list[str] = []
+    for r in rows:
+        for k in r:
+            if k not in names:
+                names.append(k)
+    return Table({k: [r.get(k) for r in rows] for k in names})
+
+
+def _ordered_unique(values: Sequence[Any]) -> list[Any]:
+    seen: dict[Any, None] = {}
+    for v in values:
+        seen.setdefault(v, None)
+    return list(seen)
+
+
+def _scopes(models: NDArray) -> Iterator[tuple[str, NDArray[np.bool_], Any]]:
+    """(label, mask, bootstrap groups): one scope per model, then the pooled scope."""
+    names = _ordered_unique(models.tolist())
+    for m in names:
+        yield str(m), models == m, None
+    yield POOLED, np.ones(len(models), dtype=bool), models
+
+
+# ---------------------------------------------------------------------------------------
+# execution of the per-layer tasks
+
+
+def _layer_payloads(
+    heads: Table, spectra: Table
+) -> tuple[list[tuple[dict, dict]], NDArray[np.int64]]:
+    """Split ok heads and spectra by (model, layer); return payloads and the head order."""
+    models = heads["model"].tolist()
+    layers = [int(v) for v in heads["layer"].tolist()]
+    model_order = {m: i for i, m in enumerate(_ordered_unique(models))}
+    keys = sorted(set(zip(models, layers, strict=True)), key=lambda k: (model_order[k[0]], k[1]))
+    by_key: dict[tuple, list[int]] = {}
+    for i, k in enumerate(zip(models, layers, strict=True)):
+        by_key.setdefault(k, []).append(i)
+    s_models = spectra["model"].tolist() if len(spectra) else []
+    s_layers = [int(v) for v in spectra["layer"].tolist()] if len(spectra) else []
+    s_by_key: dict[tuple, list[int]] = {}
+    for i, k in enumerate(zip(s_models, s_layers, strict=True)):
+        s_by_key.setdefault(k, []).append(i)
+    payloads = []
+    order: list[int] = []
+    for k in keys:
+        idx = by_key[k]
+        order += idx
+        sidx = s_by_key.get(k, [])
+        h = {name: heads[name][idx].tolist() for name in ("model", "layer", "head", "N", "n")}
+        s = {
+            name: [_to_list(v) for v in spectra[name][sidx]] if name in spectra else []
+            for name in SPECTRA_COLUMNS
+        }
+        payloads.append((h, s))
+    return payloads, np.asarray(order, dtype=np.int64)
+
+
+def _to_list(v: Any) -> Any:
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
+
+
+def _run_tasks(
+    payloads: list[tuple[dict, dict]],
+    *,
+    seed: int,
+    fits: bool,
+    baseline: bool,
+    baseline_max_heads: int | None,
+    executor: str,
+    scheduler: str | None,
+    client: Any,
+    n_workers: int,
+) -> list[dict[str, dict[str, list[Any]]]]:
+    from qkforms.stats.layer import layer_task
+
+    kwargs = {"seed": seed, "fits": fits, "baseline": baseline,
+              "baseline_max_heads": baseline_max_heads}
+    if executor == "local":
+        return [layer_task(h, s, **kwargs) for h, s in payloads]
+    if executor != "dask":
+        raise QKFormsError(f"unknown executor {executor!r}; use 'local' or 'dask'")
+    from qkforms.stats.executor import run_dask
+
+    return run_dask(payloads, kwargs, scheduler=scheduler, client=client, n_workers=n_workers)
+
+
+def _merge(parts: list[dict[str, list[Any]]]) -> Table:
+    names: list[str] = []
+    for p in parts:
+        for k in p:
+            if k not in names:
+                names.append(k)
+    total = {k: [] for k in names}
+    for p in parts:
+        length = len(next(iter(p.values()))) if p else 0
+        for k in names:
+            total[k].extend(p.get(k, [None] * length))
+    return Table(total) if names else Table()
+
+
+# ---------------------------------------------------------------------------------------
+# the tables
+
+
+def _balance_table(heads_all: Table, ok: Table, ctx: _Ctx) -> Table:
+    rows = []
+    all_models = heads_all["model"]
+    ok_models = ok["model"]
+    for label, mask, groups in _scopes(all_models):
+        okmask = ok_models == label if label != POOLED else np.ones(len(ok), dtype=bool)
+        sub = ok.take(okmask)
+        n_pos, n_neg = _float(sub["n_pos"]), _float(sub["n_neg"])
+        n_zero = _float(sub["n_zero"])
+        N, n = _float(sub["N"]), _float(sub["n"])
+        balanced = (n_pos == n_neg) & ~np.isnan(n_pos)
+        full = (n_pos == n) & (n_neg == n) & (n_zero == N - 2 * n)
+        exact = sub.get("exact_certified")
+        exact_vals = [] if exact is None else [v for v in exact.tolist() if v is not None]
+        row: dict[str, Any] = {
+            "model": label,
+            "heads_total": int(mask.sum()),
+            "heads_ok": int(len(sub)),
+            "heads_failed": int(mask.sum() - len(sub)),
+            "balanced": int(balanced.sum()),
+            "full_signature": int(full.sum()),
+        }
+        _put_share(row, ctx, ("balance", label), "balanced_share", balanced,
+                   None if groups is None else sub["model"])
+        row["exact_checked"] = len(exact_vals)
+        row["exact_balanced"] = int(sum(bool(v) for v in exact_vals))
+        row["balance_min"] = float(np.nanmin(_float(sub["balance"]))) if len(sub) else np.nan
+        rows.append(row)
+    return _rows_to_table(rows)
+
+
+def _sym_energy_table(ok: Table, base: Table, ctx: _Ctx) -> Table:
+    rows = []
+    for label, mask, groups in _scopes(ok["model"]):
+        sub = ok.take(mask)
+        g = None if groups is None else sub["model"]
+        x = _float(sub["sym_energy"])
+        N = _float(sub["N"])
+        theory = (N + 1) / (2 * N)
+        row: dict[str, Any] = {"model": label, "heads": len(sub)}
+        Ns = sorted({int(v) for v in N if not np.isnan(v)})
+        row["N"] = Ns[0] if len(Ns) == 1 else None
+        ns = sorted({int(v) for v in _float(sub["n"]) if not np.isnan(v)})
+        row["n"] = ns[0] if len(ns) == 1 else None
+        row["baseline_theory"] = float(np.mean(theory)) if len(sub) else np.nan
+        _put_median(row, ctx, ("sym", label), "sym_energy", x, g)
+        row["sym_energy_mean"] = float(np.nanmean(x)) if len(sub) else np.nan
+        _put_median(row, ctx, ("sym", label), "sym_energy_excess", x - theory, g, None)
+        _put_share(row, ctx, ("sym", label), "strongly_symmetric_share",
+                   x >= STRONGLY_SYMMETRIC, g)
+        bmask = base["model"] == label if label != POOLED else np.ones(len(base), dtype=bool)
+        bsub = base.take(bmask) if len(base) else base
+        row["baseline_heads"] = len(bsub)
+        if len(bsub):
+            bx = _float(bsub["sym_energy"])
+            bg = None if groups is None else bsub["model"]
+            row["baseline_sym_energy_mean"] = float(np.mean(bx))
+            _put_median(row, ctx, ("sym-base", label), "baseline_sym_energy", bx, bg, None)
+            _put_ratio(row, ctx, ("sym", label), "sym_energy_median_ratio", x, bx, g, bg)
+        rows.append(row)
+    return _rows_to_table(rows)
+
+
+def _pairing_table(ok: Table, base: Table, ctx: _Ctx) -> Table:
+    rows = []
+    for label, mask, groups in _scopes(ok["model"]):
+        sub = ok.take(mask)
+        g = None if groups is None else sub["model"]
+        x = _float(sub["pairing"])
+        row: dict[str, Any] = {"model": label, "heads": len(sub)}
+        _put_median(row, ctx, ("pairing", label), "pairing", x, g)
+        bmask = base["model"] == label if label != POOLED else np.ones(len(base), dtype=bool)
+        bsub = base.take(bmask) if len(base) else base
+        row["baseline_heads"] = len(bsub)
+        if len(bsub):
+            bx = _float(bsub["pairing"])
+            bg = None if groups is None else bsub["model"]
+            _put_median(row, ctx, ("pairing-base", label), "baseline_pairing", bx, bg)
+            _put_ratio(row, ctx, ("pairing", label), "pairing_median_ratio", x, bx, g, bg)
+            _put_share(row, ctx, ("pairing", label), "below_baseline_min_share",
+                       x < np.min(bx), g)
+        rows.append(row)
+    return _rows_to_table(rows)
+
+
+def _lobes_table(ok: Table, base: Table, ctx: _Ctx) -> Table:
+    rows = []
+    names = ("lobe_departure", "pairing_gap", "rho", "thm5_dist")
+    for label, mask, groups in _scopes(ok["model"]):
+        sub = ok.take(mask)
+        g = None if groups is None else sub["model"]
+        row: dict[str, Any] = {"model": label, "heads": len(sub)}
+        for name in names:
+            _put_median(row, ctx, ("lobes", label), name, _float(sub[name]), g)
+        bmask = base["model"] == label if label != POOLED else np.ones(len(base), dtype=bool)
+        bsub = base.take(bmask) if len(base) else base
+        if len(bsub):
+            bg = None if groups is None else bsub["model"]
+            for name in ("lobe_departure", "pairing_gap"):
+                _put_median(row, ctx, ("lobes-base", label), f"baseline_{name}",
+                            _float(bsub[name]), bg, None)
+        rows.append(row)
+    # range of the per-model medians on the pooled row
+    per_model = rows[:-1]
+    for name in names:
+        meds = [r[f"{name}_median"] for r in per_model if not math.isnan(r[f"{name}_median"])]
+        rows[-1][f"{name}_model_median_min"] = min(meds) if meds else np.nan
+        rows[-1][f"{name}_model_median_max"] = max(meds) if meds else np.nan
+    return _rows_to_table(rows)
+
+
+def _uniform_simplex_null(count: int, seed: int, label: str) -> NDArray[np.float64]:
+    from qkforms import theta_distance
+
+    if count == 0:
+        return np.zeros(0)
+    rng = rng_for(seed, "uniform-simplex", label)
+    pts = rng.dirichlet(np.ones(4), size=count)
+    return np.asarray(theta_distance(pts), dtype=np.float64).reshape(count)
+
+
+def _accumulation_tables(ok: Table, base: Table, ctx: _Ctx) -> tuple[Table, Table]:
+    from scipy import stats
+
+    rows, tests = [], []
+    null_cache: dict[str, NDArray] = {}
+    for label, mask, groups in _scopes(ok["model"]):
+        sub = ok.take(mask)
+        g = None if groups is None else sub["model"]
+        key = ("accumulation", label)
+        row: dict[str, Any] = {"model": label, "heads": len(sub)}
+        dist = _float(sub["theta_dist"])
+        _put_median(row, ctx, key, "theta_dist", dist, g)
+        _put_median(row, ctx, key, "theta_L_dist", _float(sub["theta_L_dist"]), g, None)
+        bma = _float(sub["b_minus_a"])
+        _put_median(row, ctx, key, "b_minus_a", bma, g)
+        finite = bma[np.isfinite(bma)]
+        if finite.size >= 3 and np.std(finite) > 0:
+            df, loc, scale = stats.t.fit(finite)
+            row["b_minus_a_t_df"], row["b_minus_a_t_loc"], row["b_minus_a_t_scale"] = (
+                float(df), float(loc), float(scale))
+            row["b_minus_a_trimmed_mean25"] = float(stats.trim_mean(finite, 0.25))
+        else:
+            row["b_minus_a_t_df"] = row["b_minus_a_t_loc"] = row["b_minus_a_t_scale"] = np.nan
+            row["b_minus_a_trimmed_mean25"] = float(np.mean(finite)) if finite.size else np.nan
+        _put_median(row, ctx, key, "a_over_b", _float(sub["a_over_b"]), g, None)
+        cd = _float(sub["c"]) * _float(sub["d"])
+        _put_median(row, ctx, key, "cd", cd, g)
+        pr = _float(sub["participation_ratio"])
+        _put_median(row, ctx, key, "participation_ratio", pr, g)
+        _put_median(row, ctx, key, "stable_rank", _float(sub["stable_rank"]), g, None)
+        _put_median(row, ctx, key, "leading_share", _float(sub["leading_share"]), g, None)
+        row["pr_lt2"] = int(np.sum(pr < 2))
+        _put_share(row, ctx, key, "pr_lt2_share", pr < 2, g)
+        row["pr_lt5"] = int(np.sum(pr < 5))
+        _put_share(row, ctx, key, "pr_lt5_share", pr < 5, g)
+        bmask = base["model"] == label if label != POOLED else np.ones(len(base), dtype=bool)
+        bsub = base.take(bmask) if len(base) else base
+        nulls: list[tuple[str, NDArray, Any]] = []
+        if len(bsub):
+            bg = None if groups is None else bsub["model"]
+            bdist = _float(bsub["theta_dist"])
+            _put_median(row, ctx, key, "baseline_theta_dist", bdist, bg, None)
+            _put_median(row, ctx, key, "baseline_participation_ratio",
+                        _float(bsub["participation_ratio"]), bg, None)
+            nulls.append(("gaussian", bdist, bg))
+        if label == POOLED:
+            names = _ordered_unique(sub["model"].tolist())
+            udist = np.concatenate([null_cache[m] for m in names])
+            ug = np.concatenate([[m] * len(null_cache[m]) for m in names])
+        else:
+            udist = _uniform_simplex_null(int(np.isfinite(dist).sum()), ctx.seed, label)
+            null_cache[label] = udist
+            ug = None
+        nulls.append(("uniform_simplex", udist, ug))
+        rows.append(row)
+        for null_name, y, gy in nulls:
+            x = dist[np.isfinite(dist)]
+            gx = None if g is None else np.asarray(g)[np.isfinite(dist)]
+            t: dict[str, Any] = {"model": label, "null": null_name, "n_trained": int(x.size),
+                                 "n_null": int(y.size)}
+            t["trained_median"] = float(np.median(x)) if x.size else np.nan
+            t["null_median"] = float(np.median(y)) if y.size else np.nan
+            _put_ratio(t, ctx, ("acc-test", label, null_name), "median_ratio", x, y, gx, gy)
+            est, lo, hi = cliffs_delta_ci(x, y, groups_x=gx, groups_y=gy,
+                                          rng=ctx.rng("acc-test", label, null_name, "cliff"),
+                                          n_boot=ctx.n_boot)
+            t["cliffs_delta"], t["cliffs_delta_ci_low"], t["cliffs_delta_ci_high"] = est, lo, hi
+            if x.size and y.size:
+                res = stats.mannwhitneyu(x, y, alternative="two-sided")
+                t["mannwhitney_u"] = float(res.statistic)
+                t["p_value"] = float(res.pvalue)
+                less = stats.mannwhitneyu(x, y, alternative="less")
+                t["p_value_closer"] = float(less.pvalue)
+            else:
+                t["mannwhitney_u"] = t["p_value"] = t["p_value_closer"] = np.nan
+            _put_share(t, ctx, ("acc-test", label, null_name), "below_null_median_share",
+                       x < t["null_median"], gx)
+            tests.append(t)
+    return _rows_to_table(rows), _rows_to_table(tests)
+
+
+def _type_labels(ok: Table, seed: int) -> dict[str, NDArray]:
+    from qkforms.stats.types import imbalance_types, kmeans_types, radius_types
+
+    prof = np.stack([_float(ok[c]) for c in ("a", "b", "c", "d")], axis=1)
+    labels = {"radius": radius_types(prof, 0.02), "imbalance": imbalance_types(prof)}
+    km = np.empty(len(ok), dtype=object)
+    models = ok["model"]
+    for m in _ordered_unique(models.tolist()):
+        idx = np.flatnonzero(models == m)
+        km[idx] = kmeans_types([ok["_eig_S"][i] for i in idx], seed=seed)
+    labels["kmeans"] = np.asarray(km.tolist(), dtype=str) if len(ok) else np.asarray([], str)
+    return labels
+
+
+def _types_tables(ok: Table, labels: dict[str, NDArray], ctx: _Ctx) -> tuple[Table, Table]:
+    from qkforms.stats.types import RADII, TYPES, best_k_silhouette, radius_types
+
+    rows, sens = [], []
+    c, d = _float(ok["c"]), _float(ok["d"])
+    parity = c > d
+    prof = np.stack([_float(ok[k]) for k in ("a", "b", "c", "d")], axis=1)
+    survey_types = ok.get("spectral_type")
+    for label, mask, groups in _scopes(ok["model"]):
+        g = None if groups is None else ok["model"][mask]
+        best_k = None
+        if label != POOLED:
+            idx = np.flatnonzero(mask)
+            best_k = best_k_silhouette([ok["_eig_S"][i] for i in idx], seed=0)
+        for rule in ("radius", "imbalance", "kmeans"):
+            lab = labels[rule][mask]
+            row: dict[str, Any] = {"model": label, "rule": rule, "heads": int(mask.sum())}
+            for t in TYPES:
+                row[f"n_{t}"] = int(np.sum(lab == t))
+            for t in TYPES:
+                _put_share(row, ctx, ("types", label, rule), f"share_{t}", lab == t, g)
+            _put_share(row, ctx, ("types", label, rule), "parity_plus_share", parity[mask], g)
+            row["kmeans_best_k"] = best_k if rule == "kmeans" else None
+            if rule == "radius" and survey_types is not None:
+                st = np.asarray([str(v) for v in survey_types[mask]])
+                row["survey_type_agreement"] = float(np.mean(st == lab)) if lab.size else np.nan
+            rows.append(row)
+        for r in RADII:
+            lab = radius_types(prof[mask], r) if mask.any() else np.asarray([], str)
+            row = {"model": label, "radius": r, "heads": int(mask.sum())}
+            for t in TYPES:
+                row[f"n_{t}"] = int(np.sum(lab == t))
+            for t in TYPES:
+                _put_share(row, ctx, ("types-sens", label, r), f"share_{t}", lab == t, g)
+            sens.append(row)
+    return _rows_to_table(rows), _rows_to_table(sens)
+
+
+def _geometry_table(hs: Table, ctx: _Ctx) -> Table:
+    rows = []
+    for label, mask, groups in _scopes(hs["model"]):
+        sub = hs.take(mask)
+        g = None if groups is None else sub["model"]
+        key = ("geometry", label)
+        kp, kn, kt = _float(sub["k_pos"]), _float(sub["k_neg"]), _float(sub["k_T"])
+        fitted = np.isfinite(kp) & np.isfinite(kn) & np.isfinite(kt)
+        allgt1 = np.asarray(sub["all_shapes_gt1"], dtype=bool) & fitted
+        row: dict[str, Any] = {
+            "model": label,
+            "heads": len(sub),
+            "heads_gamma_fitted": int(fitted.sum()),
+            "heads_all_shapes_gt1": int(allgt1.sum()),
+            "excluded_shapes_le1": int(fitted.sum() - allgt1.sum()),
+        }
+        for name, v in (("k_pos", kp), ("k_neg", kn), ("k_T", kt)):
+            _put_median(row, ctx, key, name, v, g, None)
+        for name in ("mode_ratio", "shape_ratio", "sorted_corr", "geo_rel_err"):
+            _put_median(row, ctx, key, name, _float(sub[name]), g)
+        rows.append(row)
+    return _rows_to_table(rows)
+
+
+def _families_tables(hs: Table, ctx: _Ctx) -> tuple[Table, Table]:
+    from qkforms.stats.spectral import SAMPLES
+
+    rows = []
+    if f"{SAMPLES[0]}_best" not in hs:
+        return Table(), Table()
+    for label, mask, groups in _scopes(hs["model"]):
+        sub = hs.take(mask)
+        for s in SAMPLES:
+            best = sub[f"{s}_best"]
+            fitted = np.asarray([b is not None for b in best], dtype=bool)
+            f = sub.take(fitted)
+            g = None if groups is None else f["model"]
+            key = ("families", label, s)
+            row: dict[str, Any] = {"model": label, "sample": s, "heads_fitted": int(fitted.sum())}
+            bb = np.asarray([str(b) for b in f[f"{s}_best"]])
+            _put_share(row, ctx, key, "gengamma_share", bb == "gengamma", g)
+            _put_share(row, ctx, key, "lognormal_share", bb == "lognormal", g)
+            aic = _float(f[f"{s}_aic_gg"]) <= _float(f[f"{s}_aic_ln"])
+            bic = _float(f[f"{s}_bic_gg"]) <= _float(f[f"{s}_bic_ln"])
+            _put_share(row, ctx, key, "aic_gengamma_share", aic, g)
+            _put_share(row, ctx, key, "bic_gengamma_share", bic, g)
+            ks = _float(f[f"{s}_ks_gg"])
+            _put_median(row, ctx, key, "ks_gengamma", ks, g, (25, 75))
+            _put_median(row, ctx, key, "ks_lognormal", _float(f[f"{s}_ks_ln"]), g, (25, 75))
+            _put_median(row, ctx, key, "delta_loglik",
+                        _float(f[f"{s}_gg_loglik"]) - _float(f[f"{s}_ln_loglik"]), g, None)
+            rows.append(row)
+    fam = _rows_to_table(rows)
+    summary = []
+    for s in SAMPLES:
+        per = [r for r in rows if r["sample"] == s and r["model"] != POOLED
+               and r["heads_fitted"] > 0]
+        gg = np.asarray([r["gengamma_share"] for r in per])
+        ln = np.asarray([r["lognormal_share"] for r in per])
+        ksm = np.asarray([r["ks_gengamma_median"] for r in per])
+        summary.append({
+            "sample": s,
+            "models": len(per),
+            "gengamma_share_mean": float(gg.mean()) if gg.size else np.nan,
+            "gengamma_share_sd": float(gg.std(ddof=1)) if gg.size > 1 else np.nan,
+            "lognormal_share_mean": float(ln.mean()) if ln.size else np.nan,
+            "lognormal_share_sd": float(ln.std(ddof=1)) if ln.size > 1 else np.nan,
+            "ks_gengamma_median_of_model_medians": float(np.median(ksm)) if ksm.size else np.nan,
+        })
+    return fam, _rows_to_table(summary)
+
+
+def _by_layer_table(ok: Table, base: Table, types_radius: NDArray, ctx: _Ctx) -> Table:
+    rows = []
+    models = ok["model"]
+    layers = np.asarray([int(v) for v in ok["layer"]])
+    b_models = base["model"] if len(base) else np.asarray([])
+    b_layers = np.asarray([int(v) for v in base["layer"]]) if len(base) else np.asarray([])
+    for m in _ordered_unique(models.tolist()):
+        for layer in sorted(set(layers[models == m].tolist())):
+            mask = (models == m) & (layers == layer)
+            sub = ok.take(mask)
+            key = ("by_layer", m, layer)
+            row: dict[str, Any] = {"model": m, "layer": layer, "heads": len(sub)}
+            for name in ("sym_energy", "pairing", "theta_dist", "participation_ratio"):
+                _put_median(row, ctx, key, name, _float(sub[name]), None, None)
+            pr = _float(sub["participation_ratio"])
+            row["pr_lt2"] = int(np.sum(pr < 2))
+            row["pr_lt5"] = int(np.sum(pr < 5))
+            lab = types_radius[mask]
+            for t in ("I+", "II", "I-"):
+                row[f"n_{t}"] = int(np.sum(lab == t))
+            if len(base):
+                bmask = (b_models == m) & (b_layers == layer)
+                for name in ("sym_energy", "pairing", "theta_dist"):
+                    bx = _float(base[name][bmask])
+                    row[f"baseline_{name}_median"] = float(np.median(bx)) if bx.size else np.nan
+            rows.append(row)
+    return _rows_to_table(rows)
+
+
+# ---------------------------------------------------------------------------------------
+# entry point
+
+
+def observations(
+    heads_df: Any,
+    spectra_df: Any,
+    *,
+    seed: int = 0,
+    fits: bool = True,
+    n_boot: int = DEFAULT_BOOT,
+    baseline: bool = True,
+    baseline_max_heads: int | None = None,
+    executor: str = "local",
+    scheduler: str | None = None,
+    client: Any = None,
+    n_workers: int = 2,
+) -> dict[str, Table]:
+    """All observation tables from the survey's per-head rows and spectra.
+
+    Parameters
+    ----------
+    heads_df, spectra_df : Table, pandas DataFrame, pyarrow Table or dict of columns
+        Contents of ``heads.parquet`` and ``spectra.parquet`` (architecture.md §5);
+        several models pool into one table set.
+    seed : int
+        Seed of the Gaussian baseline, the uniform-simplex null and the bootstrap.
+    fits : bool
+        Fit generalized gamma and lognormal laws to the four per-head samples
+        (the ``families`` tables); ``False`` skips them.
+    n_boot : int
+        Bootstrap replicates per interval (0: no intervals).
+    baseline : bool
+        Draw the Gaussian baseline survey (same (N, n) and heads per layer).
+    baseline_max_heads : int, optional
+        Cap on baseline heads per layer (default: as many as the layer has).
+    executor : {"local", "dask"}
+        Where the per-(model, layer) tasks run; both give the same tables.
+    scheduler : str, optional
+        Address of a dask scheduler (default: a new ``LocalCluster``).
+    client : dask.distributed.Client, optional
+        An existing client (takes precedence over ``scheduler``).
+    n_workers : int
+        Workers of the LocalCluster started when neither client nor scheduler is given.
+
+    Returns
+    -------
+    dict of table name -> :class:`~qkforms.stats.table.Table` (see :data:`TABLES`)
+
+    Raises
+    ------
+    QKFormsError
+        If a needed column is missing or there is no ``ok`` head.
+    """
+    heads_all = as_table(heads_df)
+    spectra = as_table(spectra_df)
+    missing = [c for c in HEAD_COLUMNS if c not in heads_all]
+    if missing:
+        raise QKFormsError(f"heads table lacks columns {missing} (architecture.md §5)")
+    smissing = [c for c in SPECTRA_COLUMNS if c not in spectra]
+    if smissing:
+        raise QKFormsError(f"spectra table lacks columns {smissing} (architecture.md §5)")
+    status = np.asarray([str(s) for s in heads_all["status"]])
+    ok = heads_all.take(status == "ok")
+    if len(ok) == 0:
+        raise QKFormsError("no head with status 'ok' in the heads table")
+    ctx = _Ctx(seed, n_boot)
+
+    payloads, order = _layer_payloads(ok, spectra)
+    ok = ok.take(order)  # the order of the tasks' rows: (model, layer, head as given)
+    results = _run_tasks(
+        payloads, seed=seed, fits=fits, baseline=baseline,
+        baseline_max_heads=baseline_max_heads, executor=executor, scheduler=scheduler,
+        client=client, n_workers=n_workers,
+    )
+    hs = _merge([r["head_stats"] for r in results])
+    base = _merge([r["baseline"] for r in results])
+    eig = [np.asarray(p[1]["eig_S"][p[1]["head"].index(h)], dtype=np.float64)
+           for p in payloads for h in p[0]["head"]]
+    ok_eig = ok.with_column("_eig_S", eig)
+
+    labels = _type_labels(ok_eig, seed)
+    tables: dict[str, Table] = {}
+    tables["observation1_balance"] = _balance_table(heads_all, ok, ctx)
+    tables["symmetric_energy"] = _sym_energy_table(ok, base, ctx)
+    tables["pairing"] = _pairing_table(ok, base, ctx)
+    tables["proportional_lobes"] = _lobes_table(ok, base, ctx)
+    tables["accumulation"], tables["accumulation_test"] = _accumulation_tables(ok, base, ctx)
+    tables["spectral_types"], tables["spectral_types_sensitivity"] = _types_tables(
+        ok_eig, labels, ctx)
+    tables["spectral_geometry"] = _geometry_table(hs, ctx)
+    tables["families"], tables["families_summary"] = _families_tables(hs, ctx)
+    tables["by_layer"] = _by_layer_table(ok, base, labels["radius"], ctx)
+    head_cols: dict[str, Any] = {c: ok[c] for c in ok.columns}
+    for rule, lab in labels.items():
+        head_cols[f"type_{rule}"] = lab
+    for c in hs.columns:
+        if c not in ("model", "layer", "head"):
+            head_cols[c] = hs[c]
+    tables["head_stats"] = Table(head_cols)
+    tables["baseline_heads"] = base
+    return tables

@@ -1,0 +1,142 @@
+"""Writing the observation tables: ``DIR/stats/*.csv`` (+ ``.parquet``) and ``observations.md``.
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> from qkforms.stats.table import Table
+>>> from qkforms.stats.output import write_tables
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> paths = write_tables({"symmetric_energy": Table({"model": ["m"], "heads": [3]})}, d)
+>>> sorted(p.name for p in paths)[:2]
+['observations.md', 'symmetric_energy.csv']
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from qkforms.stats.table import Table
+
+__all__ = ["MARKDOWN_SECTIONS", "render_markdown", "write_tables"]
+
+#: (table, title, description, key columns) of observations.md
+MARKDOWN_SECTIONS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
+    ("observation1_balance", "Observation 1 — balanced spectra",
+     "Heads with as many positive as negative eigenvalues of S (float count on the "
+     "reduced space; `exact_balanced` counts heads certified in exact arithmetic).",
+     ("model", "heads_total", "heads_ok", "balanced", "balanced_share", "full_signature",
+      "exact_checked", "exact_balanced")),
+    ("symmetric_energy", "Symmetric energy vs the random baseline (Cor. 1–2, Prop. 5)",
+     "Median symmetric energy S = 1 − a with its 95 % bootstrap interval, the theoretical "
+     "baseline (N+1)/(2N) and the median of a seeded Gaussian survey of the same shape.",
+     ("model", "heads", "baseline_theory", "sym_energy_median", "sym_energy_median_ci_low",
+      "sym_energy_median_ci_high", "baseline_sym_energy_median", "strongly_symmetric_share")),
+    ("pairing", "Pairing level",
+     "Median pairing score with 10–90 % range, next to the Gaussian baseline.",
+     ("model", "heads", "pairing_median", "pairing_median_ci_low", "pairing_median_ci_high",
+      "pairing_p10", "pairing_p90", "baseline_pairing_median", "below_baseline_min_share")),
+    ("proportional_lobes", "Observation 5 — proportional lobes",
+     "Lobe departure and pairing gap (0 iff proportional lobes), the lobe ratio ρ and the "
+     "distance of the symmetric profile to the Theorem 5 limit at the head's ρ.",
+     ("model", "heads", "lobe_departure_median", "lobe_departure_p10", "lobe_departure_p90",
+      "pairing_gap_median", "pairing_gap_p10", "pairing_gap_p90", "rho_median",
+      "thm5_dist_median")),
+    ("accumulation", "Accumulation near Θ, with effective-rank checks",
+     "Distance to Θ, b − a (median and Student-t fit), c·d, and participation-ratio "
+     "checks (heads with PR < 2 and < 5 are close to rank one).",
+     ("model", "heads", "theta_dist_median", "baseline_theta_dist_median",
+      "b_minus_a_median", "b_minus_a_t_df", "b_minus_a_t_loc", "cd_median",
+      "participation_ratio_median", "pr_lt2", "pr_lt5")),
+    ("accumulation_test", "Formal test: are trained profiles close to Θ?",
+     "Distance to Θ of trained heads vs two nulls: the Gaussian baseline (whose profiles sit "
+     "at the midpoint M of Θ) and uniform points of the simplex. Cliff's delta < 0 means "
+     "trained heads are closer to Θ than the null.",
+     ("model", "null", "n_trained", "n_null", "trained_median", "null_median",
+      "median_ratio", "cliffs_delta", "cliffs_delta_ci_low", "cliffs_delta_ci_high",
+      "p_value")),
+    ("spectral_types", "Spectral types I+ / II / I− (three rules)",
+     "Counts per rule: `radius` (r = 0.02 on the symmetric profile), `imbalance`, `kmeans`.",
+     ("model", "rule", "heads", "n_I+", "n_II", "n_I-", "share_I+", "share_II", "share_I-",
+      "parity_plus_share", "kmeans_best_k")),
+    ("spectral_types_sensitivity", "Spectral types: sensitivity to the radius",
+     "Counts of the `radius` rule for r in 0.01, 0.02, 0.03, 0.05, 0.10.",
+     ("model", "radius", "n_I+", "n_II", "n_I-", "share_II")),
+    ("spectral_geometry", "Observations 7–9 — spectral geometry",
+     "Mode ratio τ/√(|μ|ν) and shape ratio k_T/√(k₊k₋) over heads with all three gamma "
+     "shapes > 1 (excluded heads counted), sorted-spectra correlation and the "
+     "geometric-mean relative error.",
+     ("model", "heads", "heads_all_shapes_gt1", "excluded_shapes_le1", "mode_ratio_median",
+      "shape_ratio_median", "sorted_corr_median", "geo_rel_err_median")),
+    ("families", "Distribution families (generalized gamma vs lognormal)",
+     "Share of heads whose sample is better fit (likelihood; ties → gengamma) by each family, "
+     "with the KS distance of the generalized-gamma fit.",
+     ("model", "sample", "heads_fitted", "gengamma_share", "lognormal_share",
+      "ks_gengamma_median", "ks_gengamma_p25", "ks_gengamma_p75")),
+    ("families_summary", "Distribution families averaged over models",
+     "Mean ± sd over models of the per-model shares.",
+     ("sample", "models", "gengamma_share_mean", "gengamma_share_sd", "lognormal_share_mean",
+      "lognormal_share_sd", "ks_gengamma_median_of_model_medians")),
+)
+
+
+def render_markdown(tables: dict[str, Table], *, header: str = "") -> str:
+    """The text of ``observations.md`` (key columns of every observation table).
+
+    Examples
+    --------
+    >>> from qkforms.stats.table import Table
+    >>> from qkforms.stats.output import render_markdown
+    >>> "Observation 1" in render_markdown({"observation1_balance": Table({"model": ["m"]})})
+    True
+    """
+    lines = ["# Observations", ""]
+    if header:
+        lines += [header, ""]
+    lines += [
+        "Per model and pooled (`ALL`). Intervals are 95 % percentile-bootstrap intervals "
+        "over heads (stratified by model for `ALL`); full tables with every column are the "
+        "CSV files next to this page; definitions in `docs/statistics.md`.",
+        "",
+    ]
+    for name, title, text, cols in MARKDOWN_SECTIONS:
+        table = tables.get(name)
+        if table is None or not len(table.columns):
+            continue
+        lines += [f"## {title}", "", text, "", table.to_markdown(cols), ""]
+    return "\n".join(lines)
+
+
+def write_tables(
+    tables: dict[str, Table], out_dir: str | Path, *, header: str = "", parquet: Any = None
+) -> list[Path]:
+    """Write every table as CSV (and Parquet when pyarrow is importable) and the Markdown.
+
+    Parameters
+    ----------
+    tables : dict of name -> Table
+    out_dir : path
+        Created if missing (``DIR/stats``).
+    parquet : bool, optional
+        Force Parquet on/off; by default on iff pyarrow imports.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    if parquet is None:
+        try:
+            import pyarrow  # noqa: F401
+
+            parquet = True
+        except ImportError:
+            parquet = False
+    written: list[Path] = []
+    for name, table in tables.items():
+        if not len(table.columns):
+            continue
+        written.append(table.to_csv(out / f"{name}.csv"))
+        if parquet:
+            written.append(table.to_parquet(out / f"{name}.parquet"))
+    md = out / "observations.md"
+    md.write_text(render_markdown(tables, header=header), encoding="utf-8")
+    written.append(md)
+    return written

@@ -1,0 +1,322 @@
+"""A small column table: the "DataFrame-like" value the statistics return.
+
+The statistics must not need pandas (not a dependency of qkforms), so tables are
+kept as ordered mappings ``column -> 1-d numpy array`` with a few conveniences:
+row access, CSV and Parquet writing, conversion to pandas or pyarrow when those
+are installed, and a Markdown rendering for ``observations.md``.
+
+Input tables (the survey's ``heads.parquet`` and ``spectra.parquet``) may be given
+as a :class:`Table`, a pandas DataFrame, a pyarrow Table or a plain mapping of
+columns; :func:`as_table` accepts all of them.
+
+Examples
+--------
+>>> from qkforms.stats.table import Table
+>>> t = Table({"model": ["m", "m"], "x": [1.0, 2.5]})
+>>> len(t), t.columns
+(2, ['model', 'x'])
+>>> t.row(1)
+{'model': 'm', 'x': 2.5}
+>>> print(t.to_csv_string(), end="")
+model,x
+m,1
+m,2.5
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from qkforms.errors import QKFormsError, ShapeError
+
+__all__ = ["Table", "as_table", "concat", "read_parquet"]
+
+
+def _as_column(values: Any) -> NDArray[Any]:
+    """Turn a sequence into a 1-d numpy array (object dtype for lists and mixed values)."""
+    if isinstance(values, np.ndarray) and values.ndim == 1:
+        return values
+    seq = list(values)
+    if not seq:
+        return np.asarray([], dtype=np.float64)
+    if any(isinstance(v, (list, tuple, np.ndarray)) for v in seq):
+        col = np.empty(len(seq), dtype=object)
+        for i, v in enumerate(seq):
+            col[i] = None if v is None else np.asarray(v, dtype=np.float64)
+        return col
+    if all(isinstance(v, (bool, np.bool_)) for v in seq):
+        return np.asarray(seq, dtype=bool)
+    if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in seq):
+        return np.asarray(seq, dtype=np.int64)
+    numeric = (int, float, np.integer, np.floating)
+    if any(v is not None for v in seq) and all(
+        v is None or (isinstance(v, numeric) and not isinstance(v, (bool, np.bool_))) for v in seq
+    ):
+        return np.asarray([np.nan if v is None else float(v) for v in seq], dtype=np.float64)
+    col = np.empty(len(seq), dtype=object)
+    for i, v in enumerate(seq):
+        col[i] = v
+    return col
+
+
+class Table:
+    """Ordered columns of equal length (numpy arrays).
+
+    Parameters
+    ----------
+    columns : mapping of str to sequence
+        Column name to values. Lists of lists become object columns of arrays.
+
+    Examples
+    --------
+    >>> from qkforms.stats.table import Table
+    >>> t = Table({"a": [1, 2, 3], "b": ["x", "y", "z"]})
+    >>> t["a"].tolist(), t.take([2, 0])["b"].tolist()
+    ([1, 2, 3], ['z', 'x'])
+    """
+
+    def __init__(self, columns: Mapping[str, Any] | None = None) -> None:
+        self._cols: dict[str, NDArray[Any]] = {}
+        length: int | None = None
+        for name, values in (columns or {}).items():
+            col = _as_column(values)
+            if length is None:
+                length = len(col)
+            elif len(col) != length:
+                raise ShapeError(
+                    f"column {name!r} has {len(col)} values but earlier columns have {length}"
+                )
+            self._cols[str(name)] = col
+        self._len = length or 0
+
+    # -- mapping-like access ---------------------------------------------------
+    @property
+    def columns(self) -> list[str]:
+        """Column names in order."""
+        return list(self._cols)
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._cols
+
+    def __getitem__(self, name: str) -> NDArray[Any]:
+        try:
+            return self._cols[name]
+        except KeyError:
+            raise KeyError(f"no column {name!r}; columns are {self.columns}") from None
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """Return a column, or ``default`` when it is missing."""
+        return self._cols.get(name, default)
+
+    def __eq__(self, other: object) -> bool:  # exact equality (NaN == NaN)
+        if not isinstance(other, Table) or self.columns != other.columns or len(self) != len(other):
+            return False
+        for name in self.columns:
+            x, y = self[name], other[name]
+            if x.dtype.kind == "f" and y.dtype.kind == "f":
+                if not np.array_equal(x, y, equal_nan=True):
+                    return False
+            elif [_plain(v) for v in x] != [_plain(v) for v in y]:
+                return False
+        return True
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Table({len(self)} rows; columns={self.columns})"
+
+    def row(self, i: int) -> dict[str, Any]:
+        """Row ``i`` as a dict of plain Python values."""
+        return {name: _plain(col[i]) for name, col in self._cols.items()}
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        """Iterate over rows as dicts."""
+        for i in range(len(self)):
+            yield self.row(i)
+
+    def take(self, index: Sequence[int] | NDArray[Any]) -> Table:
+        """Rows at ``index`` (integer positions or a boolean mask)."""
+        idx = np.asarray(index)
+        return Table({k: v[idx] for k, v in self._cols.items()})
+
+    def where(self, name: str, value: Any) -> Table:
+        """Rows whose column ``name`` equals ``value``."""
+        col = self[name]
+        return self.take(np.asarray([v == value for v in col], dtype=bool))
+
+    def with_column(self, name: str, values: Any) -> Table:
+        """A copy with column ``name`` added or replaced."""
+        cols: dict[str, Any] = dict(self._cols)
+        cols[name] = values
+        return Table(cols)
+
+    def select(self, names: Iterable[str]) -> Table:
+        """A copy with only the given columns, in the given order."""
+        return Table({n: self[n] for n in names})
+
+    def to_dict(self) -> dict[str, list[Any]]:
+        """Columns as lists of plain Python values."""
+        return {k: [_plain(v) for v in col] for k, col in self._cols.items()}
+
+    # -- output ---------------------------------------------------------------
+    def to_csv_string(self) -> str:
+        """CSV text (list cells are written as space-separated numbers)."""
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(self.columns)
+        for row in self.rows():
+            writer.writerow([_csv_cell(v) for v in row.values()])
+        return buf.getvalue()
+
+    def to_csv(self, path: str | Path) -> Path:
+        """Write CSV to ``path`` and return it."""
+        path = Path(path)
+        path.write_text(self.to_csv_string(), encoding="utf-8")
+        return path
+
+    def to_arrow(self) -> Any:
+        """A ``pyarrow.Table`` (needs pyarrow)."""
+        import pyarrow as pa
+
+        arrays = {}
+        for name, col in self._cols.items():
+            if col.dtype == object:
+                arrays[name] = pa.array([_plain(v) for v in col])
+            else:
+                arrays[name] = pa.array(col)
+        return pa.table(arrays)
+
+    def to_parquet(self, path: str | Path) -> Path:
+        """Write Parquet to ``path`` (needs pyarrow) and return it."""
+        import pyarrow.parquet as pq
+
+        path = Path(path)
+        pq.write_table(self.to_arrow(), path)
+        return path
+
+    def to_pandas(self) -> Any:
+        """A ``pandas.DataFrame`` (needs pandas)."""
+        import pandas as pd
+
+        return pd.DataFrame({k: list(v) if v.dtype == object else v for k, v in self._cols.items()})
+
+    def to_markdown(self, columns: Sequence[str] | None = None, digits: int = 4) -> str:
+        """A GitHub Markdown table of the given columns (all by default)."""
+        names = list(columns) if columns is not None else self.columns
+        names = [n for n in names if n in self._cols]
+        lines = ["| " + " | ".join(names) + " |", "|" + "---|" * len(names)]
+        for row in self.rows():
+            lines.append("| " + " | ".join(_fmt(row[n], digits) for n in names) + " |")
+        return "\n".join(lines)
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    if isinstance(v, np.bool_):
+        return bool(v)
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.floating):
+        return float(v)
+    return v
+
+
+def _csv_cell(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, list):
+        return " ".join(repr(float(x)) for x in v)
+    if isinstance(v, float):
+        if math.isnan(v):
+            return ""
+        return repr(v) if not v.is_integer() else str(int(v)) if abs(v) < 1e15 else repr(v)
+    return str(v)
+
+
+def _fmt(v: Any, digits: int) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "–"
+        if v != 0 and (abs(v) < 10 ** (-digits) or abs(v) >= 1e6):
+            return f"{v:.{digits - 1}e}"
+        return f"{v:.{digits}f}"
+    return str(v)
+
+
+def as_table(obj: Any) -> Table:
+    """Convert a Table, pandas DataFrame, pyarrow Table or mapping of columns to a Table.
+
+    Examples
+    --------
+    >>> from qkforms.stats.table import as_table
+    >>> as_table({"x": [1.0, 2.0]}).columns
+    ['x']
+    """
+    if isinstance(obj, Table):
+        return obj
+    if hasattr(obj, "column_names") and hasattr(obj, "to_pydict"):  # pyarrow
+        return Table(obj.to_pydict())
+    if hasattr(obj, "to_dict") and hasattr(obj, "columns") and hasattr(obj, "iloc"):  # pandas
+        return Table({str(c): list(obj[c]) if obj[c].dtype == object else obj[c].to_numpy()
+                      for c in obj.columns})
+    if isinstance(obj, Mapping):
+        return Table(obj)
+    raise QKFormsError(
+        f"cannot read a table from {type(obj).__name__}; "
+        "give a qkforms Table, a pandas DataFrame, a pyarrow Table or a dict of columns"
+    )
+
+
+def concat(tables: Sequence[Table]) -> Table:
+    """Stack tables with the same columns (the first table's order) row-wise.
+
+    Examples
+    --------
+    >>> from qkforms.stats.table import Table, concat
+    >>> concat([Table({"x": [1]}), Table({"x": [2, 3]})])["x"].tolist()
+    [1, 2, 3]
+    """
+    tables = [t for t in tables if len(t.columns)]
+    if not tables:
+        return Table()
+    names = tables[0].columns
+    out: dict[str, list[Any]] = {n: [] for n in names}
+    for t in tables:
+        for n in names:
+            col = t.get(n)
+            out[n].extend(list(col) if col is not None else [None] * len(t))
+    return Table(out)
+
+
+def read_parquet(path: str | Path) -> Table:
+    """Read a Parquet file into a Table (needs pyarrow).
+
+    Raises
+    ------
+    QKFormsError
+        If the file is missing or pyarrow is not installed.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise QKFormsError(f"{path} does not exist; run `qkforms survey --out DIR` first")
+    try:
+        import pyarrow.parquet as pq
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise QKFormsError(
+            "reading Parquet needs pyarrow: pip install 'qkforms[survey]'"
+        ) from exc
+    return Table(pq.read_table(path).to_pydict())
