@@ -1,0 +1,167 @@
+"""Drift tests: the registry, the Lean sources, the checks, the tests and the docs agree.
+
+Each test fails when one part moves without the others: an id tagged in Lean but
+not registered, a registered declaration that ``lean/`` does not declare, a check
+missing from ``qkforms.checks``, a property-test node id that pytest does not
+collect, a stale ``lean/scripts/Axioms.lean``, or a registry that no longer matches
+the ids and file layout of ``docs/architecture.md``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from qkforms import registry
+from qkforms.errors import QKFormsError
+from qkforms.registry import LEAN_FORMALIZED, LEAN_NOT_FORMALIZED, check_function_name
+from qkforms.verify.lean_project import (
+    AXIOMS_SCRIPT,
+    find_root,
+    render_axioms_script,
+    scan,
+    static_checks,
+)
+from qkforms.verify.python_side import collect_node_ids, resolve_check
+
+ROOT = find_root(Path(__file__).resolve().parent)
+RESULTS = registry.RESULTS
+NOT_FORMALIZED = {"cor1", "cor2", "prop5", "lemma7", "lemma8", "lemma9", "lemma1", "prop1",
+                  "prop3"}
+
+
+def _architecture_section(number: int) -> str:
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    m = re.search(rf"^## {number}\..*?(?=^## )", text, re.MULTILINE | re.DOTALL)
+    assert m is not None, f"docs/architecture.md has no section {number}"
+    return m.group(0)
+
+
+def architecture_ids() -> list[str]:
+    return re.findall(r"^\| `([^`]+)` \|", _architecture_section(1), re.MULTILINE)
+
+
+def architecture_layout() -> dict[str, list[str]]:
+    """Lean file -> the ids (or id patterns like ``thm4.*``) it holds, from §2."""
+    out = {}
+    for m in re.finditer(r"^\| `(lean/[^`]+\.lean)` \|[^|]*\|([^|]*)\|", _architecture_section(2),
+                         re.MULTILINE):
+        out[m.group(1)] = re.findall(r"`([^`]+)`", m.group(2))
+    return out
+
+
+# ---------------------------------------------------------------------- registry shape
+
+
+def test_ids_are_unique_and_those_of_the_architecture() -> None:
+    ids = registry.ids()
+    assert len(ids) == len(set(ids))
+    assert ids == architecture_ids()
+
+
+def test_unformalized_rows_say_so() -> None:
+    unformalized = {r.id for r in RESULTS if r.lean_status == LEAN_NOT_FORMALIZED}
+    assert unformalized == NOT_FORMALIZED
+    for r in RESULTS:
+        if r.id in NOT_FORMALIZED:
+            assert r.lean == () and r.lean_file is None
+        else:
+            assert r.lean_status == LEAN_FORMALIZED
+            assert r.lean, f"{r.id}: formalized but no Lean declaration registered"
+
+
+def test_lean_files_follow_the_architecture_layout() -> None:
+    layout = architecture_layout()
+    for r in RESULTS:
+        if r.lean_file is None:
+            continue
+        patterns = layout.get(r.lean_file)
+        assert patterns is not None, f"{r.id}: {r.lean_file} is not in architecture.md §2"
+        assert any(p == r.id or (p.endswith(".*") and r.group == p[:-2]) for p in patterns), (
+            f"{r.id}: architecture.md §2 puts {patterns} in {r.lean_file}"
+        )
+
+
+def test_declaration_names_are_fully_qualified() -> None:
+    for r in RESULTS:
+        for d in r.lean:
+            assert d.startswith("QKForms."), f"{r.id}: {d} is not in namespace QKForms"
+            assert " " not in d
+
+
+def test_check_names_follow_the_convention() -> None:
+    for r in RESULTS:
+        assert r.check == f"qkforms.checks:{check_function_name(r.id)}"
+
+
+def test_select_and_get() -> None:
+    thm4 = [r.id for r in registry.select(["thm4"])]
+    assert thm4 == [i for i in registry.ids() if i.startswith("thm4.")]
+    assert len(thm4) == 6
+    assert registry.select([]) == list(RESULTS)
+    with pytest.raises(QKFormsError, match="unknown result id 'thm9'"):
+        registry.get("thm9")
+    with pytest.raises(QKFormsError, match="unknown result id or group 'thm"):
+        registry.select(["thm"])
+
+
+# ------------------------------------------------------------------------ Lean sources
+
+
+@pytest.mark.parametrize(
+    "name", ["declarations", "tags", "forbidden", "pins", "imports", "axioms-script"]
+)
+def test_static_lean_check_passes_on_the_repository(name: str) -> None:
+    checks = {c.name: c for c in static_checks(ROOT, RESULTS)}
+    assert checks[name].messages == []
+
+
+def test_every_lean_tag_names_a_registered_formalized_result() -> None:
+    formalized = {r.id for r in RESULTS if r.lean_status == LEAN_FORMALIZED}
+    lean = scan(ROOT)
+    tagged = {tag for f in lean.files.values() for tag, _ in f.tags}
+    assert tagged <= formalized, f"tags without a formalized registry row: {tagged - formalized}"
+    registered = {d for r in RESULTS for d in r.lean}
+    tagged_decls = {d.name for f in lean.files.values() for d in f.declarations
+                    if set(d.tags) & formalized}
+    assert tagged_decls == registered
+
+
+def test_committed_axioms_script_is_up_to_date() -> None:
+    path = ROOT / AXIOMS_SCRIPT
+    assert path.read_text(encoding="utf-8") == render_axioms_script(RESULTS), (
+        "regenerate with `qkforms verify --write-axioms-script`"
+    )
+
+
+# ------------------------------------------------------------------ Python and docs
+
+
+@pytest.mark.parametrize("result_id", registry.ids())
+def test_registered_check_exists(result_id: str) -> None:
+    func = resolve_check(registry.get(result_id).check)
+    assert callable(func)
+
+
+def test_run_check_dispatcher_exists() -> None:
+    checks = pytest.importorskip("qkforms.checks")
+    assert callable(getattr(checks, "run_check", None))
+
+
+def test_property_test_node_ids_exist() -> None:
+    node_ids = [n for r in RESULTS for n in r.property_tests]
+    for n in node_ids:
+        assert re.fullmatch(r"tests/test_[\w]+\.py::[\w:\[\]\-.]+", n), n
+    files = sorted({n.split("::", 1)[0] for n in node_ids})
+    collection = collect_node_ids(ROOT, files)
+    assert collection.errors == {}
+    missing = [n for n in node_ids if not collection.has(n)]
+    assert missing == []
+
+
+def test_docs_pages_exist() -> None:
+    for r in RESULTS:
+        page = r.docs.split("#", 1)[0]
+        assert (ROOT / page).is_file(), f"{r.id}: docs page {page} does not exist"
