@@ -1,0 +1,86 @@
+"""``qkforms survey``: the per-head table of real models (THEORY §7).
+
+Usage::
+
+    qkforms survey [SOURCE ...] [--out DIR] [--exact] [--resume] [--fold-norm]
+                   [--workers K] [--layers SEL ...]
+
+SOURCE defaults to ``smollm2`` (SmolLM2-135M-Instruct as shipped on PyPI); any source
+accepted by :func:`qkforms.models.load` works. See ``docs/survey.md`` for the outputs.
+
+Examples
+--------
+>>> import argparse
+>>> from qkforms.survey.command import configure
+>>> p = argparse.ArgumentParser(); configure(p)
+>>> a = p.parse_args([])
+>>> a.sources, str(a.out), a.exact, a.workers
+(['smollm2'], 'survey-out', False, 1)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+__all__ = ["configure", "run"]
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the survey's arguments to ``parser``."""
+    parser.add_argument("sources", nargs="*", default=["smollm2"], metavar="SOURCE",
+                        help="model directories, .gguf files or short names "
+                             "(default: smollm2)")
+    parser.add_argument("--out", type=Path, default=Path("survey-out"), metavar="DIR",
+                        help="output directory (default: ./survey-out)")
+    parser.add_argument("--exact", action="store_true",
+                        help="certify Theorem 3 for every head in exact arithmetic")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the complete layers of an interrupted run in DIR")
+    parser.add_argument("--fold-norm", action="store_true",
+                        help="fold the gain of the norm before each attention into W_Q, W_K")
+    parser.add_argument("--workers", type=int, default=1, metavar="K",
+                        help="worker processes (layers are spread over them; default 1)")
+    parser.add_argument("--layers", nargs="+", default=None, metavar="SEL",
+                        help="layers to survey, e.g. 0-3 7 or 1,5 (default: all)")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bar (it is shown only on a terminal anyway)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the survey; return the exit status (errors propagate as QKFormsError)."""
+    from qkforms.errors import QKFormsError
+    from qkforms.models import load
+    from qkforms.survey.runner import SurveyOptions, survey
+    from qkforms.survey.summary import model_summary
+
+    if args.workers < 1:
+        raise QKFormsError(f"--workers must be >= 1, got {args.workers}")
+    opts = SurveyOptions(out=args.out, exact=args.exact, resume=args.resume,
+                         fold_norm=args.fold_norm, workers=args.workers, layers=args.layers,
+                         progress=not args.no_progress)
+    models = [load(src) for src in args.sources]
+    try:
+        if args.fold_norm:  # refuse early, before any work, for unsupported architectures
+            from qkforms.survey.runner import norm_gain
+
+            for m in models:
+                norm_gain(m, 0)
+        manifest = survey(models, opts, sources=args.sources, argv=sys.argv)
+    finally:
+        for m in models:
+            close = getattr(m, "close", None)
+            if close is not None:
+                close()
+    import pyarrow.parquet as pq
+
+    heads = pq.read_table(Path(args.out) / "heads.parquet")
+    for entry in manifest["models"]:
+        s = model_summary(heads, entry["name"])
+        cert = "" if s["certified"] is None else f", exact-certified {s['certified']}"
+        print(f"{entry['name']}: {s['heads']} heads, {s['ok']} ok, {s['failed']} failed, "
+              f"balanced {s['balanced']}{cert} "
+              f"({entry['timings']['wall_s']:.1f} s)")
+    print(f"wrote {Path(args.out) / 'heads.parquet'} and summary.md")
+    return 0

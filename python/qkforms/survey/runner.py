@@ -1,0 +1,661 @@
+"""The survey run: models -> per-layer parts -> heads/spectra tables, manifest, summary.
+
+:func:`survey` is what ``qkforms survey`` calls. Per model it streams the layers from
+the loader (the next layer is read in a background thread while the current one is
+computed), computes every head of a layer in one batch
+(:func:`~qkforms.survey.spectra.layer_spectra`,
+:func:`~qkforms.survey.statistics.head_columns`), optionally certifies Theorem 3
+exactly per head (:func:`qkforms.exact.head_signature`), and writes an atomic part per
+layer (:mod:`qkforms.survey.store`). Then the parts are merged into
+``heads.parquet``, ``spectra.parquet`` and (RoPE models) ``factors/<model>.npz``, and
+``manifest.json`` and ``summary.md`` are written.
+
+Examples
+--------
+>>> from qkforms.survey.runner import parse_layers
+>>> parse_layers(["0-2", "7,9"], 12)
+[0, 1, 2, 7, 9]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import queue
+import sys
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from qkforms.errors import NonFiniteError, QKFormsError, UnsupportedArchitectureError
+from qkforms.survey.spectra import PIVOT_LIMIT, layer_spectra
+from qkforms.survey.statistics import (
+    FLOAT_COLUMNS,
+    INT_COLUMNS,
+    SPECTRAL_TYPE_RADIUS,
+    ZERO_TOL,
+    head_columns,
+)
+from qkforms.survey.store import PartStore, atomic_write_bytes, atomic_write_table, model_key
+
+__all__ = ["LayerResult", "SurveyOptions", "norm_gain", "parse_layers", "process_layer", "survey"]
+
+#: test hook: seconds to sleep after each layer (lets a test kill a run mid-way)
+DELAY_ENV = "QKFORMS_SURVEY_TEST_DELAY"
+
+
+@dataclass
+class SurveyOptions:
+    """Options of a survey run (the command-line flags).
+
+    Attributes
+    ----------
+    out : Path
+        Output directory.
+    exact : bool
+        Certify Theorem 3 exactly per head.
+    resume : bool
+        Keep the complete parts of an earlier (interrupted) run with the same options.
+    fold_norm : bool
+        Fold the gain of the norm before each attention block into ``W_Q, W_K``.
+    workers : int
+        Worker processes (layers are distributed over them).
+    layers : list of str or None
+        Layer selection (``"3"``, ``"0-5"``, ``"1,4"``); all layers when None.
+    progress : bool
+        Show a progress bar (only when stderr is a terminal).
+    """
+
+    out: Path = Path("survey-out")
+    exact: bool = False
+    resume: bool = False
+    fold_norm: bool = False
+    workers: int = 1
+    layers: list[str] | None = None
+    progress: bool = True
+
+    def fingerprint(self) -> dict[str, Any]:
+        """The options that change the numbers (must match to resume)."""
+        return {"exact": self.exact, "fold_norm": self.fold_norm}
+
+
+def parse_layers(spec: Sequence[str] | None, n_layers: int) -> list[int]:
+    """Parse a layer selection (items like ``"3"``, ``"0-5"``, ``"1,4"``).
+
+    Raises
+    ------
+    QKFormsError
+        For malformed items or layers outside ``[0, n_layers)``.
+
+    Examples
+    --------
+    >>> from qkforms.survey.runner import parse_layers
+    >>> parse_layers(None, 3), parse_layers(["2", "0"], 3)
+    ([0, 1, 2], [0, 2])
+    """
+    if not spec:
+        return list(range(n_layers))
+    chosen: set[int] = set()
+    for item in spec:
+        for tok in str(item).split(","):
+            tok = tok.strip()
+            if not tok:
+                continue
+            try:
+                if "-" in tok[1:]:
+                    lo, hi = tok.split("-", 1) if not tok.startswith("-") else ("", tok)
+                    rng = range(int(lo), int(hi) + 1)
+                else:
+                    rng = range(int(tok), int(tok) + 1)
+            except ValueError:
+                raise QKFormsError(f"bad layer selection {tok!r} (use e.g. 3, 0-5, 1,4)") from None
+            for layer in rng:
+                if not 0 <= layer < n_layers:
+                    raise QKFormsError(f"layer {layer} out of range: the model has "
+                                       f"{n_layers} layers (0-{n_layers - 1})")
+                chosen.add(layer)
+    return sorted(chosen)
+
+
+# --------------------------------------------------------------------------- norm gains
+
+#: tensor holding the gain of the norm applied to the input of layer l's attention
+_NORM_TENSORS: dict[str, Any] = {
+    "gguf": lambda i: f"blk.{i}.attn_norm.weight",
+    "llama": lambda i: f"layers.{i}.input_layernorm.weight",
+    "mistral": lambda i: f"layers.{i}.input_layernorm.weight",
+    "qwen2": lambda i: f"layers.{i}.input_layernorm.weight",
+    "gpt_neox": lambda i: f"layers.{i}.input_layernorm.weight",
+    "bloom": lambda i: f"h.{i}.input_layernorm.weight",
+    "gpt2": lambda i: f"h.{i}.ln_1.weight",
+    # post-LN encoder: the input of layer i is the output LayerNorm of layer i - 1
+    "bert": lambda i: (
+        "embeddings.LayerNorm.weight" if i == 0
+        else f"encoder.layer.{i - 1}.output.LayerNorm.weight"
+    ),
+}
+
+
+def norm_gain(model: Any, layer: int) -> np.ndarray:
+    """The gain ``gamma`` (shape ``(N,)``) of the norm feeding layer ``layer``'s attention.
+
+    Uses ``model.norm_weight(layer)`` when the loader provides it, else reads the
+    architecture's norm tensor from the model's tensor store.
+
+    Raises
+    ------
+    UnsupportedArchitectureError
+        When the architecture's norm placement is not known (e.g. OPT, whose pre/post
+        norm order depends on the checkpoint) or the tensor is absent.
+    """
+    if hasattr(model, "norm_weight"):
+        return np.asarray(model.norm_weight(layer), dtype=np.float64)
+    info = model.info
+    kind = "gguf" if getattr(info, "format", "") == "gguf" else info.architecture
+    rule = _NORM_TENSORS.get(kind)
+    store = getattr(model, "_store", None)
+    if rule is None or store is None:
+        raise UnsupportedArchitectureError(
+            f"--fold-norm: the norm before the attention of {info.architecture!r} models is "
+            "not known to the survey (supported: "
+            f"{', '.join(sorted(k for k in _NORM_TENSORS if k != 'gguf'))}, llama GGUF)")
+    want = rule(layer)
+    hits = [t for t in store.names if t == want or t.endswith("." + want)]
+    if len(hits) != 1:
+        raise UnsupportedArchitectureError(
+            f"--fold-norm: {info.name}: norm tensor {want!r} "
+            f"{'not found' if not hits else 'ambiguous'} in the checkpoint")
+    gamma = np.asarray(store.read(hits[0]), dtype=np.float64).reshape(-1)
+    if gamma.shape != (info.N,):
+        raise UnsupportedArchitectureError(
+            f"--fold-norm: {hits[0]!r} has shape {gamma.shape}, expected ({info.N},)")
+    return gamma
+
+
+# --------------------------------------------------------------------------- one layer
+
+
+@dataclass
+class LayerResult:
+    """The tables of one layer and how long each step took."""
+
+    heads: Any
+    spectra: Any
+    factors: dict[str, np.ndarray] | None
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def _list_array(values: np.ndarray) -> Any:
+    import pyarrow as pa
+
+    rows, width = values.shape
+    offsets = pa.array(np.arange(rows + 1, dtype=np.int32) * width, type=pa.int32())
+    return pa.ListArray.from_arrays(offsets, pa.array(values.reshape(-1), type=pa.float64()))
+
+
+def _certify(W_Q: np.ndarray, W_K: np.ndarray, gamma: np.ndarray | None, n: int, N: int) -> bool:
+    """Exact Theorem 3 check on the decoded stored weights (see docs/survey.md)."""
+    from qkforms.exact.signature import head_signature
+
+    if gamma is not None and not np.all(gamma != 0):
+        W_Q, W_K = W_Q * gamma, W_K * gamma  # a zero gain breaks the congruence argument
+    # with all gains nonzero, S_folded = D S D (D = diag(gamma)): same inertia (Sylvester)
+    return tuple(head_signature(W_Q, W_K)) == (n, n, N - 2 * n)
+
+
+def process_layer(
+    lw: Any,
+    info: Any,
+    *,
+    model: str,
+    exact: bool = False,
+    gamma: np.ndarray | None = None,
+    keep_factors: bool = False,
+    failure: str | None = None,
+) -> LayerResult:
+    """Compute the heads and spectra tables of one layer.
+
+    Parameters
+    ----------
+    lw : LayerWeights
+        ``W_Q (n_q, n, N)``, ``W_K (n_kv, n, N)``, ``kv_index``, ``layer``.
+    info : ModelInfo
+        Only ``N`` and ``n`` are used.
+    model : str
+        Value of the ``model`` column.
+    exact : bool
+        Certify each head exactly (``exact_certified``; None when not asked).
+    gamma : ndarray, optional
+        Norm gain folded into the weights (``W <- W diag(gamma)``).
+    keep_factors : bool
+        Return ``Q_red``/``K_red`` for the factors sidecar.
+    failure : str, optional
+        Mark every head failed with this reason (layer could not be read).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> from qkforms.survey.runner import process_layer
+    >>> rng = np.random.default_rng(0)
+    >>> lw = SimpleNamespace(layer=0, W_Q=rng.standard_normal((2, 2, 9)),
+    ...                      W_K=rng.standard_normal((1, 2, 9)), kv_index=np.array([0, 0]))
+    >>> res = process_layer(lw, SimpleNamespace(N=9, n=2), model="toy", exact=True)
+    >>> res.heads.column("n_zero").to_pylist(), res.heads.column("exact_certified").to_pylist()
+    ([5, 5], [True, True])
+    """
+    import pyarrow as pa
+
+    from qkforms.survey.schema import heads_schema, spectra_schema
+
+    t0 = time.perf_counter()
+    N, n = int(info.N), int(info.n)
+    W_Q, W_K = lw.W_Q, lw.W_K
+    kv_index = np.asarray(lw.kv_index, dtype=np.int64)
+    n_q = int(W_Q.shape[0])
+    if gamma is not None:
+        W_Q, W_K = W_Q * gamma, W_K * gamma
+    sp = layer_spectra(W_Q, W_K, kv_index, keep_factors=keep_factors)
+    if failure is not None:
+        sp.ok[:] = False
+        sp.error[:] = [failure] * n_q
+    cols = head_columns(sp, N=N, n=n)
+    t1 = time.perf_counter()
+    certified: list[bool | None] = [None] * n_q
+    if exact:
+        for h in range(n_q):
+            g = int(kv_index[h])
+            if np.isfinite(lw.W_Q[h]).all() and np.isfinite(lw.W_K[g]).all():
+                certified[h] = _certify(lw.W_Q[h], lw.W_K[g], gamma, n, N)
+    t2 = time.perf_counter()
+    valid = cols["valid"]
+    inval = ~valid
+    data: dict[str, Any] = {
+        "model": pa.array([model] * n_q, type=pa.string()),
+        "layer": pa.array(np.full(n_q, lw.layer, dtype=np.int32)),
+        "head": pa.array(np.arange(n_q, dtype=np.int32)),
+        "kv_head": pa.array(kv_index.astype(np.int32)),
+        "N": pa.array(np.full(n_q, N, dtype=np.int32)),
+        "n": pa.array(np.full(n_q, n, dtype=np.int32)),
+        "status": pa.array(["ok" if v else "failed" for v in valid], type=pa.string()),
+        "error": pa.array(sp.error, type=pa.string()),
+        "spectral_type": pa.array(cols["spectral_type"].tolist(), type=pa.string()),
+        "exact_certified": pa.array(certified, type=pa.bool_()),
+    }
+    for name in INT_COLUMNS:
+        data[name] = pa.array(cols[name].astype(np.int32), mask=inval)
+    for name in FLOAT_COLUMNS:
+        data[name] = pa.array(cols[name], mask=inval, type=pa.float64())
+    schema = heads_schema()
+    heads = pa.table([data[f.name] for f in schema], schema=schema)
+    ok = np.flatnonzero(valid)
+    sschema = spectra_schema()
+    spectra = pa.table(
+        [
+            pa.array([model] * ok.size, type=pa.string()),
+            pa.array(np.full(ok.size, lw.layer, dtype=np.int32)),
+            pa.array(ok.astype(np.int32)),
+            _list_array(sp.eig_S[ok]),
+            _list_array(sp.sv_T[ok]),
+            _list_array(sp.abs_eig_L[ok]),
+        ],
+        schema=sschema,
+    )
+    factors = None
+    if keep_factors:
+        assert sp.Q_red is not None and sp.K_red is not None
+        factors = {"Q_red": sp.Q_red, "K_red": sp.K_red}
+    return LayerResult(heads, spectra, factors, {
+        "compute_s": t1 - t0, "exact_s": t2 - t1, "table_s": time.perf_counter() - t2,
+    })
+
+
+# --------------------------------------------------------------------------- reading layers
+
+
+def _read_unchecked(model: Any, layer: int) -> Any:
+    """Read a layer without the loader's finiteness check (so NaN heads fail one by one).
+
+    Relies on the loader's internals; returns None when they are not available.
+    """
+    try:
+        from qkforms.models import LayerWeights
+
+        spec, store, layout = model._spec, model._store, model._layout
+        names = model._plan[layer]
+        arrays = {role: store.read(name) for role, name in names.items()}
+        qk = layout.split(spec, arrays)
+        kv_index = np.arange(spec.n_q) // spec.kv_group
+        return LayerWeights(layer, np.asarray(qk.W_Q, dtype=np.float64),
+                            np.asarray(qk.W_K, dtype=np.float64), None, None, kv_index)
+    except Exception:  # noqa: BLE001 - any failure here means "not available"
+        return None
+
+
+def _read_layer(model: Any, layer: int) -> tuple[Any, str | None]:
+    """``(LayerWeights, None)``, or ``(LayerWeights or None, reason)`` for bad layers."""
+    try:
+        return model.layer(layer), None
+    except NonFiniteError as exc:
+        lw = _read_unchecked(model, layer)
+        return lw, (None if lw is not None else f"layer could not be read: {exc}")
+
+
+def _prefetched(model: Any, layers: list[int]) -> Iterator[tuple[int, Any, str | None, float]]:
+    """Yield ``(layer, weights, failure, read_seconds)``; the next layer is read meanwhile."""
+    q: queue.Queue[Any] = queue.Queue(maxsize=1)
+    stop = threading.Event()
+
+    def produce() -> None:
+        for layer in layers:
+            if stop.is_set():
+                return
+            t = time.perf_counter()
+            try:
+                item: Any = (layer, *_read_layer(model, layer), time.perf_counter() - t)
+            except BaseException as exc:  # noqa: BLE001 - handed to the consumer
+                item = exc
+            while not stop.is_set():
+                try:
+                    q.put(item, timeout=0.1)
+                    break
+                except queue.Full:
+                    continue
+            if isinstance(item, BaseException):
+                return
+
+    thread = threading.Thread(target=produce, name="qkforms-survey-reader", daemon=True)
+    thread.start()
+    try:
+        for _ in layers:
+            item = q.get()
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+
+
+# --------------------------------------------------------------------------- one model
+
+
+def _run_fingerprint(info: Any, opts: SurveyOptions, source: str) -> dict[str, Any]:
+    from qkforms import __version__
+
+    return {
+        "source": source,
+        "name": info.name,
+        "files": [[f.path, f.sha256] for f in info.files],
+        "options": opts.fingerprint(),
+        "thresholds": _thresholds(),
+        "version": __version__,
+    }
+
+
+def _thresholds() -> dict[str, float]:
+    return {"zero_tol_reduced": ZERO_TOL, "spectral_type_radius": SPECTRAL_TYPE_RADIUS,
+            "cholesky_pivot_limit": PIVOT_LIMIT}
+
+
+def _check_resume(store: PartStore, run: dict[str, Any]) -> None:
+    old = store.read_run()
+    if old is None:
+        return
+    keys = ("files", "options", "thresholds", "version")
+    diff = [k for k in keys if old.get(k) != run.get(k)]
+    if diff:
+        raise QKFormsError(
+            f"cannot resume {run['name']!r} in {store.dir}: the earlier run differs in "
+            f"{', '.join(diff)} (earlier: {', '.join(f'{k}={old.get(k)!r}' for k in diff)}); "
+            "rerun without --resume to start over")
+
+
+def _progress(total: int, desc: str, enabled: bool) -> Any:
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover - tqdm is in the survey extra
+        return None
+    disable = (not enabled) or not sys.stderr.isatty()
+    return tqdm(total=total, desc=desc, unit="layer", disable=disable, file=sys.stderr)
+
+
+def _layer_job(model: Any, layer: int, lw: Any, failure: str | None, opts: SurveyOptions,
+               key: str, keep_factors: bool, gammas: dict[int, np.ndarray] | None,
+               store: PartStore) -> dict[str, float]:
+    info = model.info
+    if lw is None:  # unreadable layer: all heads failed, no weights
+        zeros_q = np.zeros((info.n_q, info.n, info.N))
+        zeros_k = np.zeros((info.n_kv, info.n, info.N))
+        from types import SimpleNamespace
+
+        lw = SimpleNamespace(layer=layer, W_Q=zeros_q, W_K=zeros_k,
+                             kv_index=np.arange(info.n_q) // max(1, info.n_q // info.n_kv))
+        res = process_layer(lw, info, model=info.name, exact=False,
+                            keep_factors=keep_factors, failure=failure)
+    else:
+        gamma = gammas.get(layer) if gammas is not None else None
+        res = process_layer(lw, info, model=info.name, exact=opts.exact, gamma=gamma,
+                            keep_factors=keep_factors, failure=failure)
+    t = time.perf_counter()
+    store.write_layer(layer, res.heads, res.spectra, res.factors)
+    res.timings["write_s"] = time.perf_counter() - t
+    delay = float(os.environ.get(DELAY_ENV, "0") or 0)
+    if delay > 0:
+        time.sleep(delay)
+    return res.timings
+
+
+_WORKER_MODELS: dict[str, Any] = {}
+
+
+def _worker_layer(source: str, out: str, key: str, layer: int, opts: dict[str, Any],
+                  keep_factors: bool) -> dict[str, float]:
+    """Worker-process task: survey one layer of ``source`` and write its parts."""
+    from qkforms.models import load
+
+    model = _WORKER_MODELS.get(source)
+    if model is None:
+        model = _WORKER_MODELS[source] = load(source, checksum=False)
+    o = SurveyOptions(**opts)
+    t = time.perf_counter()
+    lw, failure = _read_layer(model, layer)
+    read_s = time.perf_counter() - t
+    gammas = {layer: norm_gain(model, layer)} if o.fold_norm else None
+    timings = _layer_job(model, layer, lw, failure, o, key, keep_factors, gammas,
+                         PartStore(Path(out), key))
+    timings["read_s"] = read_s
+    return timings
+
+
+def _survey_model(model: Any, source: str | None, key: str, opts: SurveyOptions,
+                  layers: list[int]) -> dict[str, Any]:
+    info = model.info
+    store = PartStore(opts.out, key)
+    keep_factors = info.positional == "rope"
+    run = _run_fingerprint(info, opts, str(source))
+    if opts.resume:
+        _check_resume(store, run)
+    store.start(run, resume=opts.resume)
+    done = set(store.done_layers(factors=keep_factors)) if opts.resume else set()
+    todo = [layer for layer in layers if layer not in done]
+    gammas = None
+    if opts.fold_norm:
+        gammas = {layer: norm_gain(model, layer) for layer in todo}
+    totals = {"read_s": 0.0, "compute_s": 0.0, "exact_s": 0.0, "table_s": 0.0, "write_s": 0.0}
+    t0 = time.perf_counter()
+    bar = _progress(len(todo), info.name, opts.progress)
+    try:
+        if opts.workers > 1 and source is not None and len(todo) > 1:
+            _run_workers(source, key, opts, todo, keep_factors, totals, bar)
+        else:
+            for layer, lw, failure, read_s in _prefetched(model, todo):
+                timings = _layer_job(model, layer, lw, failure, opts, key, keep_factors,
+                                     gammas, store)
+                timings["read_s"] = read_s
+                for k, v in timings.items():
+                    totals[k] += v
+                if bar is not None:
+                    bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    totals["wall_s"] = time.perf_counter() - t0
+    return {"key": key, "store": store, "layers": layers, "resumed_layers": len(layers) - len(todo),
+            "keep_factors": keep_factors, "timings": totals}
+
+
+def _run_workers(source: str, key: str, opts: SurveyOptions, todo: list[int],
+                 keep_factors: bool, totals: dict[str, float], bar: Any) -> None:
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    threads = str(max(1, (os.cpu_count() or 1) // opts.workers))
+    saved = {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
+                                            "MKL_NUM_THREADS")}
+    os.environ.update({k: threads for k in saved})
+    odict = asdict(opts)
+    odict["out"] = str(opts.out)
+    try:
+        with ProcessPoolExecutor(max_workers=opts.workers,
+                                 mp_context=mp.get_context("spawn")) as pool:
+            futures = [pool.submit(_worker_layer, source, str(opts.out), key, layer, odict,
+                                   keep_factors) for layer in todo]
+            for fut in as_completed(futures):
+                for k, v in fut.result().items():
+                    totals[k] += v
+                if bar is not None:
+                    bar.update(1)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+# --------------------------------------------------------------------------- whole survey
+
+
+def _unique_keys(names: list[str]) -> list[str]:
+    keys: list[str] = []
+    for name in names:
+        base = model_key(name)
+        key, i = base, 2
+        while key in keys:
+            key, i = f"{base}-{i}", i + 1
+        keys.append(key)
+    return keys
+
+
+def survey(
+    models: Sequence[Any],
+    opts: SurveyOptions,
+    *,
+    sources: Sequence[str | None] | None = None,
+    argv: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """Survey already opened models into ``opts.out``; return the manifest.
+
+    Parameters
+    ----------
+    models : sequence of Model
+        Objects with ``info`` and ``layer(i)`` (see :mod:`qkforms.models`).
+    opts : SurveyOptions
+    sources : sequence of str, optional
+        The source each model was loaded from (recorded; needed for ``workers > 1``).
+    argv : sequence of str, optional
+        The command line (recorded in the manifest).
+
+    Returns
+    -------
+    dict
+        The manifest written to ``manifest.json``.
+    """
+    import pyarrow as pa
+
+    from qkforms import __version__
+    from qkforms.survey.schema import heads_schema, spectra_schema
+    from qkforms.survey.summary import write_summary
+
+    t_start = time.perf_counter()
+    out = Path(opts.out)
+    out.mkdir(parents=True, exist_ok=True)
+    srcs = list(sources) if sources is not None else [None] * len(models)
+    keys = _unique_keys([m.info.name for m in models])
+    selections = [parse_layers(opts.layers, m.info.n_layers) for m in models]
+    runs = []
+    for model, src, key, layers in zip(models, srcs, keys, selections, strict=True):
+        runs.append(_survey_model(model, src, key, opts, layers))
+    # merge
+    t_merge = time.perf_counter()
+    heads_parts, spectra_parts = [], []
+    for run in runs:
+        for layer in run["layers"]:
+            heads_parts.append(run["store"].read_layer(layer, "heads"))
+            spectra_parts.append(run["store"].read_layer(layer, "spectra"))
+    heads = pa.concat_tables(heads_parts) if heads_parts else heads_schema().empty_table()
+    spectra = (pa.concat_tables(spectra_parts) if spectra_parts
+               else spectra_schema().empty_table())
+    atomic_write_table(out / "heads.parquet", heads)
+    atomic_write_table(out / "spectra.parquet", spectra)
+    for run in runs:
+        if run["keep_factors"]:
+            (out / "factors").mkdir(exist_ok=True)
+            run["store"].merge_factors(run["layers"], out / "factors" / f"{run['key']}.npz")
+    merge_s = time.perf_counter() - t_merge
+    manifest = _manifest(models, srcs, runs, opts, heads, argv, __version__)
+    manifest["timings"] = {"merge_s": merge_s, "total_s": time.perf_counter() - t_start}
+    atomic_write_bytes(out / "manifest.json", json.dumps(manifest, indent=2).encode())
+    write_summary(out / "summary.md", heads, manifest)
+    return manifest
+
+
+def _manifest(models: Sequence[Any], srcs: list[str | None], runs: list[dict[str, Any]],
+              opts: SurveyOptions, heads: Any, argv: Sequence[str] | None,
+              version: str) -> dict[str, Any]:
+    import pyarrow as pa
+
+    entries = []
+    model_col = heads.column("model").to_pylist()
+    status = heads.column("status").to_pylist()
+    for model, src, run in zip(models, srcs, runs, strict=True):
+        info = model.info
+        facts = {k: getattr(info, k, None) for k in (
+            "name", "architecture", "n_layers", "N", "n", "n_q", "n_kv", "positional",
+            "rope_base", "rotary_fraction", "rope_scaling", "has_qk_bias", "dtype", "format",
+            "causal")}
+        rows = [i for i, m in enumerate(model_col) if m == info.name]
+        entries.append({
+            "key": run["key"],
+            "source": src,
+            **facts,
+            "files": [{"path": f.path, "size": f.size, "sha256": f.sha256} for f in info.files],
+            "layers": run["layers"],
+            "heads": len(rows),
+            "failed": sum(status[i] == "failed" for i in rows),
+            "resumed_layers": run["resumed_layers"],
+            "factors": f"factors/{run['key']}.npz" if run["keep_factors"] else None,
+            "timings": run["timings"],
+        })
+    return {
+        "tool": "qkforms survey",
+        "version": version,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "argv": list(argv) if argv is not None else None,
+        "options": {"exact": opts.exact, "resume": opts.resume, "fold_norm": opts.fold_norm,
+                    "workers": opts.workers, "layers": opts.layers},
+        "thresholds": _thresholds(),
+        "environment": {"python": platform.python_version(), "numpy": np.__version__,
+                        "pyarrow": pa.__version__, "platform": platform.platform()},
+        "certification": (
+            "exact_certified: the exact signature (python-flint) of the stored weights as "
+            "decoded by the loader to float64 equals (n, n, N - 2n)" if opts.exact else None),
+        "models": entries,
+    }

@@ -1,0 +1,131 @@
+"""``summary.md``: one short table per surveyed model.
+
+Per model: heads, heads with status ok / failed, balanced heads (signature
+``(n, n, N - 2n)`` by the float count), exact-certified heads (with ``--exact``),
+spectral type counts, and medians (over ok heads) of the main statistics.
+
+Examples
+--------
+>>> from qkforms.survey.summary import MEDIAN_COLUMNS
+>>> MEDIAN_COLUMNS[:3]
+('sym_energy', 'pairing', 'rho')
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from qkforms.survey.store import atomic_write_bytes
+
+__all__ = ["MEDIAN_COLUMNS", "model_summary", "write_summary"]
+
+MEDIAN_COLUMNS = (
+    "sym_energy", "pairing", "rho", "pairing_gap", "lobe_departure", "a", "b", "c", "d",
+    "b_S", "c_S", "d_S", "theta_dist", "theta_L_dist", "thm5_dist", "trace_ratio",
+    "participation_ratio", "stable_rank", "leading_share", "b_minus_a",
+)
+
+
+def model_summary(heads: Any, model: str) -> dict[str, Any]:
+    """Counts and medians for the rows of one model of a heads table.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> from qkforms.survey.runner import process_layer
+    >>> from qkforms.survey.summary import model_summary
+    >>> rng = np.random.default_rng(0)
+    >>> lw = SimpleNamespace(layer=0, W_Q=rng.standard_normal((3, 2, 8)),
+    ...                      W_K=rng.standard_normal((3, 2, 8)), kv_index=np.arange(3))
+    >>> t = process_layer(lw, SimpleNamespace(N=8, n=2), model="toy").heads
+    >>> s = model_summary(t, "toy")
+    >>> s["heads"], s["ok"], s["failed"], s["balanced"], s["certified"]
+    (3, 3, 0, 3, None)
+    """
+    rows = heads.filter(_eq(heads.column("model"), model))
+    cols = {name: rows.column(name).to_pylist() for name in rows.column_names}
+    status = cols["status"]
+    ok = [i for i, s in enumerate(status) if s == "ok"]
+    balanced = sum(
+        1 for i in ok
+        if cols["n_pos"][i] == cols["n_neg"][i] == cols["n"][i]
+        and cols["n_zero"][i] == cols["N"][i] - 2 * cols["n"][i]
+    )
+    cert_vals = cols["exact_certified"]
+    certified = None if all(v is None for v in cert_vals) else sum(bool(v) for v in cert_vals)
+    types: dict[str, int] = {}
+    for i in ok:
+        t = cols["spectral_type"][i]
+        types[t] = types.get(t, 0) + 1
+    medians = {}
+    for name in MEDIAN_COLUMNS:
+        vals = np.array([cols[name][i] for i in ok], dtype=np.float64)
+        vals = vals[np.isfinite(vals)]
+        medians[name] = float(np.median(vals)) if vals.size else float("nan")
+    return {
+        "model": model,
+        "heads": len(status),
+        "ok": len(ok),
+        "failed": len(status) - len(ok),
+        "balanced": balanced,
+        "certified": certified,
+        "types": types,
+        "medians": medians,
+        "N": cols["N"][0] if status else None,
+        "n": cols["n"][0] if status else None,
+        "failures": sorted({cols["error"][i] for i, s in enumerate(status) if s != "ok"}),
+    }
+
+
+def _eq(column: Any, value: str) -> Any:
+    import pyarrow.compute as pc
+
+    return pc.equal(column, value)
+
+
+def _fmt(x: float) -> str:
+    return "nan" if not np.isfinite(x) else f"{x:.4g}"
+
+
+def write_summary(path: Path, heads: Any, manifest: dict[str, Any]) -> str:
+    """Write ``summary.md`` for every model of the manifest; return its text."""
+    lines = ["# qkforms survey summary", ""]
+    opts = manifest.get("options", {})
+    lines.append(f"qkforms {manifest.get('version')}, {manifest.get('created')}; options: "
+                 + ", ".join(f"{k}={v}" for k, v in opts.items()))
+    lines.append("")
+    for entry in manifest["models"]:
+        s = model_summary(heads, entry["name"])
+        lines += [f"## {entry['name']}", ""]
+        lines.append(f"{entry['architecture']}, {entry['n_layers']} layers, "
+                     f"{entry['n_q']} query / {entry['n_kv']} key heads, N = {entry['N']}, "
+                     f"n = {entry['n']}, {entry['positional']}, stored as {entry['dtype']}; "
+                     f"layers surveyed: {len(entry['layers'])}")
+        lines.append("")
+        expected = (f"({s['n']}, {s['n']}, {s['N'] - 2 * s['n']})" if s["n"] is not None
+                    else "(n, n, N - 2n)")
+        cert = "not run (use --exact)" if s["certified"] is None else str(s["certified"])
+        lines += [
+            "| count | value |",
+            "|---|---|",
+            f"| heads | {s['heads']} |",
+            f"| ok | {s['ok']} |",
+            f"| failed | {s['failed']} |",
+            f"| balanced {expected} (float count) | {s['balanced']} |",
+            f"| exact-certified Theorem 3 | {cert} |",
+        ]
+        for t in ("I+", "II", "I-"):
+            lines.append(f"| spectral type {t} | {s['types'].get(t, 0)} |")
+        lines += ["", "| statistic | median over ok heads |", "|---|---|"]
+        lines += [f"| {k} | {_fmt(v)} |" for k, v in s["medians"].items()]
+        if s["failures"]:
+            lines += ["", "Failure reasons:", ""]
+            lines += [f"- {reason}" for reason in s["failures"]]
+        lines.append("")
+    text = "\n".join(lines)
+    atomic_write_bytes(Path(path), text.encode("utf-8"))
+    return text
