@@ -1,6 +1,6 @@
 """GPT-NeoX / Pythia: fused head-interleaved ``query_key_value``, partial RoPE.
 
-``gpt_neox.layers.{i}.attention.query_key_value.weight`` is ``[3 H n, N]`` read as
+``[gpt_neox.]layers.{i}.attention.query_key_value.weight`` is ``[3 H n, N]`` read as
 ``(H, 3, n, N)`` exactly as in BLOOM (index 0 = Q, 1 = K). Biases follow
 ``attention_bias`` (default true). Only the first ``rotary_pct`` of each head's
 dimensions are rotated (``rotary_pct``/``partial_rotary_factor``; base
@@ -54,7 +54,7 @@ class NeoXLayout(Layout):
 
     def requests(self, spec: ArchSpec, layer: int) -> list[TensorRequest]:
         """The fused weight ``[3N, N]`` and (if ``attention_bias``) bias ``[3N]``."""
-        base = f"gpt_neox.layers.{layer}.attention.query_key_value"
+        base = f"layers.{layer}.attention.query_key_value"
         M = 3 * spec.n_q * spec.n
         out = [TensorRequest("qkv", f"{base}.weight", (M, spec.N))]
         if spec.has_qk_bias:

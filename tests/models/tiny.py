@@ -1,0 +1,241 @@
+"""Helpers for the loader tests: tiny checkpoints written from scratch or by transformers.
+
+* :func:`write_safetensors` writes a safetensors file with numpy only (independent of
+  the reader under test), :func:`write_llama_dir` a synthetic Llama-style directory.
+* :func:`tiny_hf_model` builds a small randomly initialised ``transformers`` model of a
+  given architecture (every parameter, biases included, drawn from a seeded normal so
+  that no term of the score vanishes), in float64.
+* :func:`capture_attention` runs a model and records, per attention layer, the hidden
+  states entering attention and the query/key tensors exactly as the model itself uses
+  them in ``q . k`` (through a registered attention function, or BLOOM's own
+  ``_reshape``), with the scale the model applies.
+* :func:`llamacpp_permute` is llama.cpp's ``convert_hf_to_gguf`` q/k row permutation.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+_CODES = {np.dtype("float64"): "F64", np.dtype("float32"): "F32", np.dtype("float16"): "F16"}
+
+
+def write_safetensors(path: str, tensors: dict[str, np.ndarray],
+                      metadata: dict[str, str] | None = None) -> None:
+    """Write ``tensors`` (float64/32/16 numpy arrays) as a safetensors file."""
+    header: dict[str, Any] = {}
+    if metadata:
+        header["__metadata__"] = metadata
+    blobs, offset = [], 0
+    for name, arr in tensors.items():
+        arr = np.ascontiguousarray(arr)
+        raw = arr.astype(arr.dtype.newbyteorder("<")).tobytes()
+        header[name] = {"dtype": _CODES[arr.dtype], "shape": list(arr.shape),
+                        "data_offsets": [offset, offset + len(raw)]}
+        blobs.append(raw)
+        offset += len(raw)
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)))
+        f.write(text)
+        for raw in blobs:
+            f.write(raw)
+
+
+def llama_config(*, layers: int, N: int, n_q: int, n_kv: int, n: int,
+                 bias: bool = False, model_type: str = "llama") -> dict[str, Any]:
+    """A minimal Llama config dict."""
+    return {"model_type": model_type, "hidden_size": N, "num_attention_heads": n_q,
+            "num_key_value_heads": n_kv, "head_dim": n, "num_hidden_layers": layers,
+            "attention_bias": bias, "rope_theta": 10000.0}
+
+
+def llama_tensors(rng: np.random.Generator, *, layers: int, N: int, n_q: int, n_kv: int,
+                  n: int, bias: bool = False, mlp: int = 0,
+                  dtype: str = "float32") -> dict[str, np.ndarray]:
+    """Random tensors named like a Hugging Face Llama checkpoint (q, k, v; optional MLP)."""
+    out: dict[str, np.ndarray] = {}
+    for i in range(layers):
+        base = f"model.layers.{i}"
+        out[f"{base}.self_attn.q_proj.weight"] = rng.standard_normal((n_q * n, N))
+        out[f"{base}.self_attn.k_proj.weight"] = rng.standard_normal((n_kv * n, N))
+        out[f"{base}.self_attn.v_proj.weight"] = rng.standard_normal((n_kv * n, N))
+        if bias:
+            out[f"{base}.self_attn.q_proj.bias"] = rng.standard_normal(n_q * n)
+            out[f"{base}.self_attn.k_proj.bias"] = rng.standard_normal(n_kv * n)
+        if mlp:
+            out[f"{base}.mlp.up_proj.weight"] = rng.standard_normal((mlp, N))
+    return {k: v.astype(dtype) for k, v in out.items()}
+
+
+def write_llama_dir(directory: str, tensors: dict[str, np.ndarray],
+                    config: dict[str, Any]) -> str:
+    """Write ``config.json`` + ``model.safetensors`` into ``directory``."""
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, "config.json"), "w") as f:
+        json.dump(config, f)
+    write_safetensors(os.path.join(directory, "model.safetensors"), tensors)
+    return directory
+
+
+def llamacpp_permute(weights: np.ndarray, n_head: int, n_head_kv: int | None = None
+                     ) -> np.ndarray:
+    """llama.cpp ``convert_hf_to_gguf`` ``LlamaModel.permute`` (HF rows -> GGUF rows)."""
+    if n_head_kv is not None and n_head != n_head_kv:
+        n_head = n_head_kv
+    return (weights.reshape(n_head, 2, weights.shape[0] // n_head // 2, *weights.shape[1:])
+            .swapaxes(1, 2)
+            .reshape(weights.shape))
+
+
+# ----------------------------------------------------------------- transformers models
+
+#: architecture -> (config class name, kwargs); tiny but with every feature under test
+TINY_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
+    "gpt2": ("GPT2Config", dict(n_embd=24, n_head=4, n_layer=2, vocab_size=64,
+                                n_positions=32)),
+    "opt": ("OPTConfig", dict(hidden_size=24, num_attention_heads=4, num_hidden_layers=2,
+                              ffn_dim=48, vocab_size=64, word_embed_proj_dim=24,
+                              max_position_embeddings=32)),
+    "bloom": ("BloomConfig", dict(hidden_size=24, n_head=4, n_layer=2, vocab_size=64)),
+    "gpt_neox": ("GPTNeoXConfig", dict(hidden_size=32, num_attention_heads=4,
+                                       num_hidden_layers=2, intermediate_size=48,
+                                       vocab_size=64, rotary_pct=0.25,
+                                       max_position_embeddings=32)),
+    # GQA (6 query heads over 2 KV heads) and an explicit head_dim != N / n_q
+    "llama": ("LlamaConfig", dict(hidden_size=48, num_attention_heads=6,
+                                  num_key_value_heads=2, head_dim=16, num_hidden_layers=2,
+                                  intermediate_size=48, vocab_size=64, attention_bias=True,
+                                  max_position_embeddings=32)),
+    "mistral": ("MistralConfig", dict(hidden_size=48, num_attention_heads=4,
+                                      num_key_value_heads=2, head_dim=16,
+                                      num_hidden_layers=2, intermediate_size=48,
+                                      vocab_size=64, max_position_embeddings=32)),
+    "qwen2": ("Qwen2Config", dict(hidden_size=32, num_attention_heads=4,
+                                  num_key_value_heads=1, num_hidden_layers=2,
+                                  intermediate_size=48, vocab_size=64,
+                                  max_position_embeddings=32)),
+    "bert": ("BertConfig", dict(hidden_size=24, num_attention_heads=4, num_hidden_layers=2,
+                                intermediate_size=48, vocab_size=64,
+                                max_position_embeddings=32)),
+}
+
+#: architectures with rotary position embeddings (positions matter for q, k)
+ROPE_ARCHS = {"gpt_neox", "llama", "mistral", "qwen2"}
+
+
+def tiny_hf_model(arch: str, *, seed: int = 0, attn: str = "eager") -> Any:
+    """A tiny random ``transformers`` model of ``arch`` in float64 (eval mode)."""
+    import torch
+    import transformers
+
+    cls_name, kwargs = TINY_CONFIGS[arch]
+    config = getattr(transformers, cls_name)(**kwargs)
+    torch.manual_seed(seed)
+    auto = transformers.AutoModel if arch == "bert" else transformers.AutoModelForCausalLM
+    model = auto.from_config(config, attn_implementation=attn)
+    gen = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(torch.randn(p.shape, generator=gen, dtype=p.dtype) * 0.5)
+    return model.double().eval()
+
+
+@dataclass
+class Captured:
+    """What one attention layer saw: input ``x`` (T, N), ``q`` (H, T, n), ``k`` (Hk, T, n)."""
+
+    x: np.ndarray
+    q: np.ndarray
+    k: np.ndarray
+    scaling: float
+
+
+_REGISTERED = False
+_ACTIVE: list[dict[str, Any]] = []
+
+
+def _capture_fn(module: Any, query: Any, key: Any, value: Any, attention_mask: Any,
+                scaling: float | None = None, dropout: float = 0.0, **kwargs: Any) -> Any:
+    from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
+
+    if _ACTIVE:
+        state = _ACTIVE[-1]
+        s = query.size(-1) ** -0.5 if scaling is None else scaling
+        state["qk"][id(module)] = (query.detach().clone(), key.detach().clone(), float(s))
+    return ALL_ATTENTION_FUNCTIONS["sdpa"](module, query, key, value, attention_mask,
+                                          scaling=scaling, dropout=dropout, **kwargs)
+
+
+def _register() -> None:
+    global _REGISTERED
+    if not _REGISTERED:
+        from transformers import AttentionInterface
+
+        AttentionInterface.register("qkforms_capture", _capture_fn)
+        _REGISTERED = True
+
+
+def attention_modules(model: Any) -> list[Any]:
+    """The per-layer attention modules whose input is the layer's hidden state."""
+    children = ("c_attn", "q_proj", "query_key_value", "query")
+    return [m for m in model.modules()
+            if any(hasattr(m, c) for c in children) and type(m).__name__.endswith(
+                ("Attention", "SelfAttention"))]
+
+
+def capture_attention(model: Any, input_ids: Any, position: int | None = None
+                      ) -> list[Captured]:
+    """Run ``model`` once and record every attention layer's x, q, k and scale.
+
+    ``position`` (RoPE models): give every token this same position id, so that the
+    rotations of queries and keys coincide and ``q . k`` is the relative-position-0 score.
+    """
+    import torch
+
+    _register()
+    model.set_attn_implementation("qkforms_capture")
+    modules = attention_modules(model)
+    state: dict[str, Any] = {"x": {}, "qk": {}}
+    handles = []
+
+    def pre_hook(mod: Any, args: tuple, kwargs: dict) -> None:
+        x = args[0] if args else kwargs["hidden_states"]
+        state["x"][id(mod)] = x.detach().clone()
+
+    for mod in modules:
+        handles.append(mod.register_forward_pre_hook(pre_hook, with_kwargs=True))
+        if hasattr(mod, "_reshape"):  # BLOOM computes its scores without the interface
+            original = mod._reshape
+
+            def reshaped(fused: Any, _orig: Any = original, _mod: Any = mod) -> Any:
+                q, k, v = _orig(fused)
+                state["qk"][id(_mod)] = (q.detach().clone(), k.detach().clone(),
+                                         float(_mod.inv_norm_factor))
+                return q, k, v
+
+            mod._reshape = reshaped
+    kwargs: dict[str, Any] = {}
+    if position is not None:
+        kwargs["position_ids"] = torch.full_like(input_ids, position)
+    _ACTIVE.append(state)
+    try:
+        with torch.no_grad():
+            model(input_ids=input_ids, **kwargs)
+    finally:
+        _ACTIVE.pop()
+        for h in handles:
+            h.remove()
+        for mod in modules:
+            mod.__dict__.pop("_reshape", None)
+    out = []
+    for mod in modules:
+        q, k, s = state["qk"][id(mod)]
+        out.append(Captured(state["x"][id(mod)][0].numpy(), q[0].numpy(), k[0].numpy(), s))
+    return out
