@@ -19,6 +19,8 @@ Examples
 'qkforms.checks:check_thm3'
 >>> get("cor1").lean_status
 'not formalized'
+>>> get("cor1").docs
+'docs/results/cor1.md'
 >>> [i for i in ids() if i.startswith("thm4.")][:2]
 ['thm4.simplex', 'thm4.a_face']
 """
@@ -66,7 +68,8 @@ class Result:
     property_tests : tuple of str
         Pytest node ids (``"tests/test_x.py::test_y"``) of its property tests.
     docs : str
-        Docs page (``"docs/page.md"`` or ``"docs/page.md#anchor"``).
+        Docs page (default ``docs/results/<id>.md``, generated from the entry of the id
+        in ``docs/results.toml`` by the docs build).
     """
 
     id: str
@@ -76,7 +79,11 @@ class Result:
     lean_file: str | None = None
     check: str = ""
     property_tests: tuple[str, ...] = ()
-    docs: str = "docs/bridge.md"
+    docs: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.docs:  # the generated results page of this id (docs/_ext/qkresults.py)
+            object.__setattr__(self, "docs", f"docs/results/{self.id}.md")
 
     @property
     def lean_status(self) -> str:

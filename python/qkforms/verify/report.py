@@ -205,7 +205,7 @@ class Report:
         return {
             "schema": SCHEMA,
             "qkforms_version": self.qkforms_version,
-            "generated_at": self.generated_at,
+            "generated": self.generated_at,
             "root": self.root,
             "options": self.options,
             "toolchain": self.toolchain,
