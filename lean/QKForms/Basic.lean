@@ -44,7 +44,7 @@ The whole of Mathlib is imported: the spectral theorem for matrices moved betwee
 
 namespace QKForms
 
-open Matrix
+open scoped Matrix
 
 section Definitions
 
