@@ -157,6 +157,28 @@ def test_tags_in_collects_every_comment_tag() -> None:
     assert [t for t, _ in tags_in(SOURCE)] == ["thm3", "thm3", "def6", "lemma4", "def6"]
 
 
+def test_declarations_after_open_in_and_set_option_in() -> None:
+    src = (
+        "namespace N\n"
+        "open Matrix in\n/-- doc [qkforms:a] -/\ntheorem t1 : True := trivial\n"
+        "open Matrix Finset in theorem t2 : True := trivial\n"
+        "set_option maxHeartbeats 400000 in\n@[simp] lemma t3 : True := trivial\n"
+        "scoped instance t4 : Inhabited Nat := ⟨0⟩\n"
+        "end N\n"
+    )
+    got = [(d.name, d.tags) for d in declarations(src)]
+    assert got == [("N.t1", ("a",)), ("N.t2", ()), ("N.t3", ()), ("N.t4", ())]
+
+
+def test_generated_axiom_script_has_no_forbidden_token() -> None:
+    from qkforms.registry import Result
+    from qkforms.verify.lean_project import render_axioms_script
+
+    r = Result("x", "Lemma 0", "t", lean=("QKForms.a", "QKForms.b"), lean_file="lean/X.lean")
+    assert forbidden_tokens(render_axioms_script([r])) == []
+    assert declarations(render_axioms_script([r])) == []
+
+
 def test_commented_out_declaration_is_not_declared() -> None:
     src = "namespace A\n/- theorem gone : True := trivial -/\n-- lemma gone2 : True\nend A\n"
     assert declarations(src) == []

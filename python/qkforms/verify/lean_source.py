@@ -204,8 +204,10 @@ class Declaration:
     doc: str = ""
 
 
-_MODIFIERS = r"(?:(?:private|protected|noncomputable|partial|unsafe|nonrec)\s+)*"
+_MODIFIERS = r"(?:(?:private|protected|noncomputable|partial|unsafe|nonrec|scoped|local)\s+)*"
 _ATTRS = r"(?:@\[[^\]]*\]\s*)*"
+# ``open Foo in`` / ``set_option x v in`` written on the same line as the declaration
+_IN_PREFIX = r"(?:(?:open|set_option)\b[^\n]*?\bin[ \t]+)*"
 _DECL_KINDS = (
     "theorem|lemma|def|abbrev|structure|class\\s+inductive|class|instance|inductive|"
     "opaque|axiom|example"
@@ -213,7 +215,7 @@ _DECL_KINDS = (
 _COMMAND_RE = re.compile(
     r"^[ \t]*(?:"
     r"(?P<scope>namespace|section|noncomputable\s+section|mutual|end)\b[ \t]*(?P<sname>[^\s]*)"
-    r"|" + _ATTRS + _MODIFIERS + r"(?P<kind>" + _DECL_KINDS + r")\b"
+    r"|" + _IN_PREFIX + _ATTRS + _MODIFIERS + r"(?P<kind>" + _DECL_KINDS + r")\b"
     r"(?:\s*\(\s*priority\s*:=[^)]*\))?\s*(?P<name>[^\s:({\[⦃]*)"
     r")",
     re.MULTILINE,
