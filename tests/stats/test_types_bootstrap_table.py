@@ -1,0 +1,103 @@
+"""Spectral-type rules, bootstrap helpers and the column table."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.cluster.vq import kmeans2
+
+from qkforms.stats.bootstrap import (
+    cliffs_delta,
+    median_ci,
+    ratio_of_medians_ci,
+    resample_index,
+    rng_for,
+    share_ci,
+)
+from qkforms.stats.table import Table, as_table, concat
+from qkforms.stats.types import (
+    best_k_silhouette,
+    kmeans,
+    kmeans_types,
+    normalized_spectra,
+    silhouette,
+)
+
+
+def _three_families(seed: int = 0, per: int = 15, n: int = 6) -> list[np.ndarray]:
+    """Spectra with a dominant positive lobe, balanced lobes, a dominant negative lobe."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for scale_pos, scale_neg in ((3.0, 1.0), (1.0, 1.0), (1.0, 3.0)):
+        for _ in range(per):
+            a = np.sort(rng.gamma(20.0, 1.0, n))[::-1] * scale_pos
+            b = np.sort(rng.gamma(20.0, 1.0, n))[::-1] * scale_neg
+            out.append(np.concatenate([a, -b[::-1]]))
+    return out
+
+
+def test_kmeans_rule_recovers_planted_types() -> None:
+    spectra = _three_families()
+    labels = kmeans_types(spectra, seed=0)
+    assert labels[:15].tolist() == ["I+"] * 15
+    assert labels[15:30].tolist() == ["II"] * 15
+    assert labels[30:].tolist() == ["I-"] * 15
+    assert best_k_silhouette(spectra) == 3
+
+
+def test_kmeans_partition_agrees_with_scipy_kmeans2() -> None:
+    rows = normalized_spectra(_three_families(1))
+    ours, _ = kmeans(rows, 3, seed=0)
+    _, theirs = kmeans2(rows, 3, minit="++", seed=np.random.default_rng(0))
+    # same partition up to relabelling
+    pairs = {(int(a), int(b)) for a, b in zip(ours, theirs, strict=True)}
+    assert len(pairs) == 3
+
+
+def test_silhouette_matches_brute_force() -> None:
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((12, 3))
+    lab = np.repeat([0, 1, 2], 4)
+    d = np.linalg.norm(x[:, None] - x[None], axis=-1)
+    s = []
+    for i in range(12):
+        own = (lab == lab[i]) & (np.arange(12) != i)
+        a = d[i, own].mean()
+        b = min(d[i, lab == k].mean() for k in set(lab.tolist()) - {lab[i]})
+        s.append((b - a) / max(a, b))
+    assert silhouette(x, lab) == pytest.approx(np.mean(s))
+
+
+def test_stratified_resampling_keeps_strata() -> None:
+    groups = np.asarray(["a"] * 3 + ["b"] * 5)
+    idx = resample_index(groups, 8, 200, rng_for(0, "t"))
+    assert np.all(idx[:, :3] < 3) and np.all(idx[:, 3:] >= 3)
+
+
+def test_intervals_and_effect_sizes() -> None:
+    rng = np.random.default_rng(4)
+    x = rng.normal(1.0, 1.0, 400)
+    est, lo, hi = median_ci(x, rng=rng_for(0, "m"), n_boot=500)
+    assert est == np.median(x) and lo < est < hi and hi - lo < 0.4
+    est, lo, hi = share_ci(x > 1.0, rng=rng_for(0, "s"), n_boot=500)
+    assert est == np.mean(x > 1.0) and lo < est < hi
+    y = rng.normal(0.0, 1.0, 300)
+    est, lo, hi = ratio_of_medians_ci(x + 5, y + 5, rng=rng_for(0, "r"), n_boot=300)
+    assert est == pytest.approx(np.median(x + 5) / np.median(y + 5)) and lo < est < hi
+    brute = np.mean(np.sign(x[:, None] - y[None, :]))
+    assert cliffs_delta(x, y) == pytest.approx(brute)
+    ties = np.asarray([1.0, 1.0, 2.0])
+    assert cliffs_delta(ties, ties) == 0.0
+
+
+def test_table_round_trips() -> None:
+    t = Table({"model": ["m", "n"], "x": [1.5, None], "k": [1, 2], "flag": [True, None],
+               "spec": [[1.0, 2.0], [3.0]]})
+    assert t["x"].dtype == np.float64 and np.isnan(t["x"][1])
+    assert t.row(0)["spec"] == [1.0, 2.0] and t.row(1)["flag"] is None
+    assert concat([t, t.take([1])])["model"].tolist() == ["m", "n", "n"]
+    assert as_table(t.to_dict()) == t
+    pa = pytest.importorskip("pyarrow")
+    assert as_table(pa.table(t.to_dict())) == t
+    text = t.to_csv_string().splitlines()
+    assert text[0] == "model,x,k,flag,spec" and text[1] == "m,1.5,1,True,1.0 2.0"
