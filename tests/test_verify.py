@@ -315,7 +315,19 @@ def test_declaration_in_wrong_file_fails(repo: Path, monkeypatch: pytest.MonkeyP
     write_axioms_script(repo, results)
     report = verify(repo, lean="skip", property_tests=False)
     assert failures_with(report, "QKForms.double_one is declared in lean/QKForms/Beta.lean, "
-                                 "but the registry says lean/QKForms/Alpha.lean")
+                                 "which is neither the registered file lean/QKForms/Alpha.lean "
+                                 "nor imported by it")
+
+
+def test_declaration_in_an_imported_file_is_accepted(repo: Path, monkeypatch) -> None:
+    results = list(fixture_results())
+    results[0] = Result("alpha", "Lemma 0", "t", lean=("QKForms.double_eq", "QKForms.double"),
+                        lean_file="lean/QKForms/Alpha.lean", check=f"{CHECKS}:check_alpha")
+    monkeypatch.setattr(registry, "RESULTS", tuple(results))
+    edit(repo / "lean/QKForms/Basic.lean", "/-- A helper. -/", "/-- A helper. [qkforms:alpha] -/")
+    write_axioms_script(repo, results)
+    report = verify(repo, lean="skip", property_tests=False)
+    assert report.failures() == []
 
 
 def test_unregistered_tag_and_missing_tag_fail(repo: Path) -> None:

@@ -4,7 +4,8 @@
 tags, imports, forbidden tokens); :func:`static_checks` turns the scan and the
 registry into named pass/fail checks:
 
-* ``declarations`` -- every registered declaration is declared, in its registered file;
+* ``declarations`` -- every registered declaration is declared, in its registered file
+  (or a project file it imports);
 * ``tags`` -- Lean tags and registry agree (no unknown or unregistered tag, every
   registered declaration tagged with its id, no formalized result without declarations);
 * ``forbidden`` -- no ``sorry``, ``admit``, ``native_decide`` or ``axiom`` declaration;
@@ -223,7 +224,8 @@ lean_file='lean/QKForms/X.lean', check='', property_tests=(), docs='docs/results
 
 
 def check_declarations(lean: LeanScan, results: Sequence[Result]) -> StaticCheck:
-    """Every registered declaration is declared in ``lean/``, in its registered file."""
+    """Every registered declaration is declared in ``lean/``, in its registered file or in a
+    project file that file imports (a definition may live in a shared ``*Defs`` file)."""
     check = StaticCheck("declarations", "registered Lean declarations are declared")
     declared = lean.declared()
     for name, r in registered_declarations(results):
@@ -233,10 +235,11 @@ def check_declarations(lean: LeanScan, results: Sequence[Result]) -> StaticCheck
                 f"{r.id}: registered declaration {name} is not declared in lean/ "
                 f"(expected in {r.lean_file})"
             )
-        elif r.lean_file not in {p for p, _ in where}:
+        elif r.lean_file and not {p for p, _ in where} & set(lean.import_closure(r.lean_file)):
             files = ", ".join(sorted({p for p, _ in where}))
             check.messages.append(
-                f"{r.id}: {name} is declared in {files}, but the registry says {r.lean_file}"
+                f"{r.id}: {name} is declared in {files}, which is neither the registered file "
+                f"{r.lean_file} nor imported by it"
             )
     for r in results:
         if r.lean_file and not (lean.root / r.lean_file).is_file():
