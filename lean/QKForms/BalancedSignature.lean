@@ -1,0 +1,169 @@
+/-
+Copyright (c) 2026 qkforms contributors. Released under Apache 2.0 license.
+-/
+import QKForms.RankBalance
+
+/-!
+# Heads have balanced signature (Theorem 3)
+
+Let `Q = W_Q, K = W_K : ℝ^N → ℝ^n` be the query and key maps of a head and
+`J = (Q, K) : ℝ^N → ℝ^n × ℝ^n`, `x ↦ (Q x, K x)`, the stacked map. If `J` is surjective, the
+symmetric form `S(x, y) = ½ (⟨K x, Q y⟩ + ⟨Q x, K y⟩)`, whose Gram matrix in the standard basis
+is `symPart (W_Kᵀ * W_Q)`, has signature `(n, n, N - 2n)` (THEORY §3, Theorem 3 = Theorem 1
+of the introduction).
+
+## Proof
+
+* Upper bounds: `rank (W_Kᵀ W_Q) ≤ n`, so Lemma 3 gives `n₊ ≤ n`, `n₋ ≤ n`.
+* The kernel of `S` is the kernel of `J`: if `S x = 0` then
+  `⟨K y, Q x⟩ + ⟨Q y, K x⟩ = 0` for every `y`; surjectivity lets `(Q y, K y)` be
+  `(0, Q x)` and `(K x, 0)`, giving `Q x = 0` and `K x = 0`.
+* Rank–nullity for `S` and for `J` (whose range is everything, of dimension `2n`) gives
+  `rank S = 2n`, and `rank S = n₊ + n₋` for a symmetric matrix.
+
+## Main statements
+
+* `QKForms.signature_symPart_of_surjective` (`[qkforms:thm3]`): general finite index types
+  `κ` (head coordinates) and `ι` (model coordinates).
+* `QKForms.signature_symPart_of_surjective_fin` (`[qkforms:thm3]`): `Fin n`, `Fin N`.
+* `QKForms.two_mul_card_le_of_surjective`: surjectivity forces `2n ≤ N`.
+
+## Encoding
+
+The stacked map is `QKForms.stackedMap W_Q W_K = W_Q.mulVecLin.prod W_K.mulVecLin`, the
+linear map `x ↦ (W_Q x, W_K x)`; nondegeneracy of the head is `Function.Surjective` of it,
+which is the paper's hypothesis verbatim. The symmetric form is represented by its Gram
+matrix in the standard basis, `symPart (W_Kᵀ * W_Q)`; by Sylvester's law of inertia the
+choice of basis does not matter (not formalized here). The signature is
+`QKForms.signature` (counts of positive / negative / zero eigenvalues with multiplicity).
+-/
+
+namespace QKForms
+
+open scoped Matrix
+
+variable {κ ι : Type*} [Fintype κ] [DecidableEq κ] [Fintype ι] [DecidableEq ι]
+
+/-- The stacked map `J = (Q, K) : x ↦ (W_Q x, W_K x)` of a head. -/
+noncomputable def stackedMap (Q K : Matrix κ ι ℝ) : (ι → ℝ) →ₗ[ℝ] (κ → ℝ) × (κ → ℝ) :=
+  Q.mulVecLin.prod K.mulVecLin
+
+theorem stackedMap_apply (Q K : Matrix κ ι ℝ) (x : ι → ℝ) :
+    stackedMap Q K x = (Q *ᵥ x, K *ᵥ x) :=
+  -- `LinearMap.prod_apply` and `Matrix.mulVecLin_apply` both hold by `rfl`
+  rfl
+
+/-- `symPart M *ᵥ x = ½ (M *ᵥ x + Mᵀ *ᵥ x)`. -/
+theorem symPart_mulVec (M : Matrix ι ι ℝ) (x : ι → ℝ) :
+    symPart M *ᵥ x = (1 / 2 : ℝ) • (M *ᵥ x + Mᵀ *ᵥ x) := by
+  ext i
+  simp only [Matrix.mulVec, dotProduct, Pi.smul_apply, Pi.add_apply, smul_eq_mul, symPart_apply,
+    Matrix.transpose_apply]
+  rw [← Finset.sum_add_distrib, Finset.mul_sum]
+  refine Finset.sum_congr rfl fun j _ => ?_
+  ring
+
+/-- `y ⬝ᵥ (Kᵀ *ᵥ v) = (K *ᵥ y) ⬝ᵥ v`. -/
+theorem dotProduct_transpose_mulVec_eq (K : Matrix κ ι ℝ) (y : ι → ℝ) (v : κ → ℝ) :
+    y ⬝ᵥ (Kᵀ *ᵥ v) = (K *ᵥ y) ⬝ᵥ v := by
+  rw [Matrix.dotProduct_mulVec, Matrix.vecMul_transpose]
+
+/-- The symmetric form of a head: `yᵀ S x = ½ (⟨K y, Q x⟩ + ⟨Q y, K x⟩)`. -/
+theorem dotProduct_symPart_mulVec_head (K Q : Matrix κ ι ℝ) (x y : ι → ℝ) :
+    y ⬝ᵥ (symPart (Kᵀ * Q) *ᵥ x) =
+      (1 / 2 : ℝ) * ((K *ᵥ y) ⬝ᵥ (Q *ᵥ x) + (Q *ᵥ y) ⬝ᵥ (K *ᵥ x)) := by
+  rw [symPart_mulVec, Matrix.transpose_mul, Matrix.transpose_transpose,
+    ← Matrix.mulVec_mulVec, ← Matrix.mulVec_mulVec, dotProduct_smul, dotProduct_add,
+    dotProduct_transpose_mulVec_eq, dotProduct_transpose_mulVec_eq, smul_eq_mul]
+
+/-- If the stacked map is surjective, the kernel of the symmetric part of `W_Kᵀ W_Q` is the
+kernel of the stacked map. -/
+theorem ker_symPart_eq_ker_stackedMap (Q K : Matrix κ ι ℝ)
+    (hJ : Function.Surjective (stackedMap Q K)) :
+    LinearMap.ker (symPart (Kᵀ * Q)).mulVecLin = LinearMap.ker (stackedMap Q K) := by
+  ext x
+  rw [LinearMap.mem_ker, LinearMap.mem_ker, Matrix.mulVecLin_apply, stackedMap_apply,
+    Prod.mk_eq_zero]
+  constructor
+  · intro hx
+    have key : ∀ y, (K *ᵥ y) ⬝ᵥ (Q *ᵥ x) + (Q *ᵥ y) ⬝ᵥ (K *ᵥ x) = 0 := by
+      intro y
+      have h := dotProduct_symPart_mulVec_head K Q x y
+      rw [hx, dotProduct_zero] at h
+      linarith
+    obtain ⟨y₁, hy₁⟩ := hJ (0, Q *ᵥ x)
+    obtain ⟨y₂, hy₂⟩ := hJ (K *ᵥ x, 0)
+    rw [stackedMap_apply, Prod.mk.injEq] at hy₁ hy₂
+    have h1 := key y₁
+    rw [hy₁.1, hy₁.2, zero_dotProduct, add_zero] at h1
+    have h2 := key y₂
+    rw [hy₂.1, hy₂.2, zero_dotProduct, zero_add] at h2
+    exact ⟨dotProduct_self_eq_zero.1 h1, dotProduct_self_eq_zero.1 h2⟩
+  · rintro ⟨hQ, hK⟩
+    rw [symPart_mulVec, Matrix.transpose_mul, Matrix.transpose_transpose,
+      ← Matrix.mulVec_mulVec, ← Matrix.mulVec_mulVec, hQ, hK, Matrix.mulVec_zero,
+      Matrix.mulVec_zero, add_zero, smul_zero]
+
+/-- Rank–nullity for the surjective stacked map:
+`2 n + dim ker J = N` (as `finrank` of `ι → ℝ`). Uses `LinearMap.finrank_range_add_finrank_ker`
+(Mathlib/LinearAlgebra/FiniteDimensional/...), `LinearMap.range_eq_top`, `finrank_top`
+(Mathlib/LinearAlgebra/Dimension/Finrank.lean), `Module.finrank_prod` and
+`Module.finrank_eq_card_basis`. -/
+theorem two_mul_card_add_finrank_ker_stackedMap (Q K : Matrix κ ι ℝ)
+    (hJ : Function.Surjective (stackedMap Q K)) :
+    2 * Fintype.card κ + Module.finrank ℝ (LinearMap.ker (stackedMap Q K)) =
+      Fintype.card ι := by
+  have h := LinearMap.finrank_range_add_finrank_ker (stackedMap Q K)
+  rw [LinearMap.range_eq_top.2 hJ, finrank_top, Module.finrank_prod,
+    Module.finrank_eq_card_basis (Pi.basisFun ℝ κ),
+    Module.finrank_eq_card_basis (Pi.basisFun ℝ ι)] at h
+  omega
+
+/-- The rank of the symmetric part of a nondegenerate head is `2 n`. -/
+theorem rank_symPart_of_surjective (Q K : Matrix κ ι ℝ)
+    (hJ : Function.Surjective (stackedMap Q K)) :
+    (symPart (Kᵀ * Q)).rank = 2 * Fintype.card κ := by
+  have h1 := LinearMap.finrank_range_add_finrank_ker (symPart (Kᵀ * Q)).mulVecLin
+  rw [ker_symPart_eq_ker_stackedMap Q K hJ,
+    Module.finrank_eq_card_basis (Pi.basisFun ℝ ι)] at h1
+  have h2 := two_mul_card_add_finrank_ker_stackedMap Q K hJ
+  rw [Matrix.rank]
+  omega
+
+/-- Surjectivity of the stacked map forces `N ≥ 2n` (THEORY §3). -/
+theorem two_mul_card_le_of_surjective (Q K : Matrix κ ι ℝ)
+    (hJ : Function.Surjective (stackedMap Q K)) :
+    2 * Fintype.card κ ≤ Fintype.card ι := by
+  have h := two_mul_card_add_finrank_ker_stackedMap Q K hJ
+  omega
+
+/-- The rank of a head's bilinear form is at most the head dimension. -/
+theorem rank_transpose_mul_le (Q K : Matrix κ ι ℝ) : (Kᵀ * Q).rank ≤ Fintype.card κ :=
+  (Matrix.rank_mul_le_left _ _).trans (Matrix.rank_le_card_width _)
+
+/-- **Theorem 3 of the paper** (heads have balanced attention; Theorem 1 of the introduction):
+if the stacked map `x ↦ (W_Q x, W_K x)` is surjective, the symmetric part of `W_Kᵀ W_Q` has
+signature `(n, n, N - 2n)` with `n = |κ|`, `N = |ι|`. [qkforms:thm3] -/
+theorem signature_symPart_of_surjective (Q K : Matrix κ ι ℝ)
+    (hJ : Function.Surjective (stackedMap Q K)) :
+    signature (symPart (Kᵀ * Q)) =
+      (Fintype.card κ, Fintype.card κ, Fintype.card ι - 2 * Fintype.card κ) := by
+  have hS := symPart_isHermitian (Kᵀ * Q)
+  have hpos := (nPos_symPart_le_rank (Kᵀ * Q)).trans (rank_transpose_mul_le Q K)
+  have hneg := (nNeg_symPart_le_rank (Kᵀ * Q)).trans (rank_transpose_mul_le Q K)
+  have hsum : nPos (symPart (Kᵀ * Q)) + nNeg (symPart (Kᵀ * Q)) = 2 * Fintype.card κ := by
+    rw [← rank_eq_nPos_add_nNeg hS, rank_symPart_of_surjective Q K hJ]
+  have htot := nPos_add_nNeg_add_nZero hS
+  simp only [signature, Prod.mk.injEq]
+  refine ⟨?_, ?_, ?_⟩ <;> omega
+
+/-- **Theorem 3 of the paper**, for `W_Q, W_K ∈ M_{n×N}(ℝ)`: signature `(n, n, N - 2n)`.
+[qkforms:thm3] -/
+theorem signature_symPart_of_surjective_fin {n N : ℕ} (Q K : Matrix (Fin n) (Fin N) ℝ)
+    (hJ : Function.Surjective (stackedMap Q K)) :
+    signature (symPart (Kᵀ * Q)) = (n, n, N - 2 * n) := by
+  have h := signature_symPart_of_surjective Q K hJ
+  simp only [Fintype.card_fin] at h
+  exact h
+
+end QKForms
