@@ -642,3 +642,46 @@ def test_find_root_searches_upward(repo: Path, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.chdir(deep)
     assert find_root() == repo
     assert find_root(deep) == repo
+
+
+def test_property_outcomes_for_classes_params_and_skips(tmp_path: Path) -> None:
+    from qkforms.verify.python_side import run_property_tests
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_k.py").write_text(textwrap.dedent("""\
+        import pytest
+
+        class TestGroup:
+            def test_in_class(self):
+                assert [1, 2][::-1] == [2, 1]
+
+        @pytest.mark.parametrize("k", [0, 1, 2])
+        def test_param(k):
+            assert k != 2
+
+        @pytest.mark.skip(reason="needs a GPU")
+        def test_skipped():
+            pass
+        """))
+    (tmp_path / "tests" / "test_broken.py").write_text("import no_such_module_qk\n")
+    out = run_property_tests(tmp_path, [
+        "tests/test_broken.py::test_any",
+        "tests/test_k.py::TestGroup::test_in_class",
+        "tests/test_k.py::test_param",
+        "tests/test_k.py::test_param[1]",
+        "tests/test_k.py::test_skipped",
+        "tests/test_gone.py::test_x",
+    ])
+    assert {k: v.status for k, v in out.items()} == {
+        "tests/test_broken.py::test_any": "fail",
+        "tests/test_k.py::TestGroup::test_in_class": "pass",
+        "tests/test_k.py::test_param": "fail",
+        "tests/test_k.py::test_param[1]": "pass",
+        "tests/test_k.py::test_skipped": "skipped",
+        "tests/test_gone.py::test_x": "fail",
+    }
+    assert out["tests/test_k.py::test_param"].detail.startswith("1/3 failed: test_param[2]")
+    assert out["tests/test_k.py::test_param[1]"].cases == 1
+    assert "needs a GPU" in out["tests/test_k.py::test_skipped"].detail
+    assert "does not exist" in out["tests/test_gone.py::test_x"].detail
+    assert "collection error" in out["tests/test_broken.py::test_any"].detail
