@@ -185,7 +185,9 @@ theorem eigs_eq_map_eigenvalues {A : Matrix ι ι ℝ} (hA : A.IsHermitian) :
     eigs A = Multiset.map hA.eigenvalues Finset.univ.val := by
   show A.charpoly.roots = _
   rw [hA.roots_charpoly_eq_eigenvalues]
-  rfl
+  first
+  | rfl
+  | simp only [RCLike.ofReal_real_eq_id, Function.id_comp]
 
 /-- A Hermitian real matrix has `Fintype.card ι` eigenvalues with multiplicity. -/
 theorem card_eigs_of_isHermitian {A : Matrix ι ι ℝ} (hA : A.IsHermitian) :
