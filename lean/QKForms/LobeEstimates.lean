@@ -109,7 +109,7 @@ theorem abs_l2_sub_l2_le (x y : ι → ℝ) : |l2 x - l2 y| ≤ l2 (fun i => x i
           funext i
           ring
       _ ≤ l2 (fun i => y i - x i) + l2 x := l2_add_le (fun i => y i - x i) x
-      _ = l2 (fun i => x i - y i) + l2 x := by rw [l2_sub_comm]
+      _ = l2 (fun i => x i - y i) + l2 x := by rw [l2_sub_comm x y]
   rw [abs_sub_le_iff]
   constructor <;> linarith
 
@@ -205,7 +205,7 @@ theorem abs_l2_posPart_sub_sub_le (ρ : ℝ) {α : ι → ℝ} (β : ι → ℝ)
     _ ≤ l2 (fun i => (α i - β i) - (1 - ρ) * α i) :=
         l2_posPart_sub_le (fun i => α i - β i) (fun i => (1 - ρ) * α i)
     _ = l2 (fun i => β i - ρ * α i) := by
-        rw [← l2_sub_comm (fun i => (1 - ρ) * α i) (fun i => α i - β i)]
+        rw [l2_sub_comm (fun i => (1 - ρ) * α i) (fun i => α i - β i)]
         congr 1
         funext i
         ring
