@@ -1,0 +1,56 @@
+"""``qkforms report DIR``: a self-contained offline HTML report of a survey.
+
+Examples
+--------
+>>> import argparse
+>>> from qkforms.report.command import configure
+>>> p = argparse.ArgumentParser()
+>>> configure(p)
+>>> args = p.parse_args(["runs/a", "--no-png"])
+>>> args.dir, args.png
+('runs/a', False)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+__all__ = ["configure", "run"]
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the ``report`` arguments to ``parser``."""
+    parser.add_argument("dir", metavar="DIR", help="survey output directory")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="HTML file to write (default DIR/report.html)")
+    parser.add_argument("--no-png", dest="png", action="store_false",
+                        help="skip the static PNGs in DIR/figures/")
+    parser.add_argument("--recompute", action="store_true",
+                        help="recompute DIR/stats even if it exists")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed when the statistics are computed (default 0)")
+    parser.add_argument("--bootstrap", type=int, default=1000,
+                        help="bootstrap replicates when the statistics are computed")
+    parser.add_argument("--no-fits", dest="fits", action="store_false",
+                        help="skip the family fits when the statistics are computed")
+    parser.add_argument("--rope-heads", type=int, default=16,
+                        help="heads per RoPE model in the L(d) slider (default 16)")
+    parser.add_argument("--d-max", type=int, default=128,
+                        help="largest displacement d of the slider (default 128)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the report; return 0."""
+    from qkforms.errors import QKFormsError
+    from qkforms.report.build import build_report
+
+    directory = Path(args.dir)
+    if not directory.is_dir():
+        raise QKFormsError(f"{directory} is not a directory")
+    path = build_report(directory, out=args.out, pngs=args.png, seed=args.seed,
+                        n_boot=args.bootstrap, fits=args.fits, recompute=args.recompute,
+                        rope_heads=args.rope_heads, d_max=args.d_max)
+    print(f"qkforms report: wrote {path}", file=sys.stderr)
+    return 0
