@@ -34,6 +34,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -143,6 +144,20 @@ class ModelInfo:
     files: tuple[SourceFile, ...]
     format: str = "safetensors"
     causal: bool = True
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready dict (files as dicts), e.g. for a survey manifest.
+
+        Examples
+        --------
+        >>> info = ModelInfo("m", "bert", 1, 4, 2, 2, 2, "absolute", None, None, None,
+        ...                  True, "float32", (SourceFile("/m/w", 3, "ab"),))
+        >>> info.as_dict()["files"]
+        [{'path': '/m/w', 'size': 3, 'sha256': 'ab'}]
+        """
+        out = dataclasses.asdict(self)
+        out["files"] = [dataclasses.asdict(f) for f in self.files]
+        return out
 
     @property
     def n_heads(self) -> int:

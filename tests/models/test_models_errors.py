@@ -1,0 +1,273 @@
+"""Bad input: every failure is a specific qkforms error, raised before anything is yielded.
+
+All checkpoints here are written with numpy only (tests/models/tiny.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+
+import numpy as np
+import pytest
+import tiny
+
+import qkforms.models as qm
+from qkforms.errors import (
+    CheckpointError,
+    MissingTensorError,
+    NonFiniteError,
+    QKFormsError,
+    UnsafeFormatError,
+    UnsupportedArchitectureError,
+)
+from qkforms.models.safetensors import decode, read_header
+
+SHAPE = dict(layers=3, N=16, n_q=4, n_kv=2, n=4)
+
+
+def _llama_dir(tmp_path, *, seed: int = 0, bias: bool = True, mutate=None,
+               config_changes: dict | None = None) -> str:
+    rng = np.random.default_rng(seed)
+    tensors = tiny.llama_tensors(rng, bias=bias, **SHAPE)
+    if mutate is not None:
+        mutate(tensors)
+    config = tiny.llama_config(bias=bias, **SHAPE)
+    config.update(config_changes or {})
+    return tiny.write_llama_dir(str(tmp_path / "m"), tensors, config)
+
+
+def test_good_synthetic_checkpoint_loads(tmp_path) -> None:
+    rng = np.random.default_rng(0)
+    tensors = tiny.llama_tensors(rng, bias=True, **SHAPE)
+    path = tiny.write_llama_dir(str(tmp_path / "m"), tensors, tiny.llama_config(bias=True,
+                                                                                **SHAPE))
+    model = qm.load(path)
+    lw = model.layer(2)
+    want = tensors["model.layers.2.self_attn.k_proj.weight"].astype(np.float64)
+    assert np.array_equal(lw.W_K.reshape(8, 16), want)
+    assert np.array_equal(lw.W_Q[3], tensors["model.layers.2.self_attn.q_proj.weight"][12:16])
+    assert lw.kv_index.tolist() == [0, 0, 1, 1]
+    with pytest.raises(ValueError):
+        lw.W_Q[0, 0, 0] = 1.0  # records are read-only
+    # loading via config.json or the safetensors file itself is the same model
+    for alt in ("config.json", "model.safetensors"):
+        assert np.array_equal(qm.load(os.path.join(path, alt)).layer(2).W_K, lw.W_K)
+
+
+def test_nonexistent_path(tmp_path) -> None:
+    for source in (str(tmp_path / "nope"), "/definitely/not/here", "./missing.gguf"):
+        with pytest.raises(qm.ModelNotFoundError, match="no such file") as info:
+            qm.load(source)
+        assert isinstance(info.value, CheckpointError)
+        assert isinstance(info.value, FileNotFoundError)
+
+
+def test_hub_id_not_cached_is_a_clear_error(tmp_path, monkeypatch) -> None:
+    pytest.importorskip("huggingface_hub")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(qm.ModelNotFoundError, match="download=True"):
+        qm.load("some-org/some-model-that-is-not-cached")
+
+
+def test_truncated_safetensors(tmp_path) -> None:
+    path = _llama_dir(tmp_path)
+    st = os.path.join(path, "model.safetensors")
+    data = open(st, "rb").read()
+    for cut in (len(data) - 5, 100, 4):
+        with open(st, "wb") as f:
+            f.write(data[:cut])
+        with pytest.raises(CheckpointError, match="truncated"):
+            qm.load(path)
+
+
+def test_corrupt_safetensors_header(tmp_path) -> None:
+    path = _llama_dir(tmp_path)
+    st = os.path.join(path, "model.safetensors")
+    data = bytearray(open(st, "rb").read())
+    (n,) = struct.unpack("<Q", data[:8])
+    garbled = data[:8] + b"{not json" + data[17:]
+    with open(st, "wb") as f:
+        f.write(garbled)
+    with pytest.raises(CheckpointError, match="not JSON"):
+        qm.load(path)
+    huge = struct.pack("<Q", 2**62) + data[8:]
+    with open(st, "wb") as f:
+        f.write(huge)
+    with pytest.raises(CheckpointError, match="header length"):
+        qm.load(path)
+    # an entry whose offsets disagree with its shape
+    header = json.loads(bytes(data[8:8 + n]))
+    name = "model.layers.0.self_attn.q_proj.weight"
+    header[name]["shape"] = [16, 17]
+    text = json.dumps(header).encode()
+    with open(st, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + bytes(data[8 + n:]))
+    with pytest.raises(CheckpointError, match="needs .* bytes"):
+        qm.load(path)
+
+
+def test_overlapping_tensors_rejected(tmp_path) -> None:
+    header = {"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},
+              "b": {"dtype": "F32", "shape": [2], "data_offsets": [4, 12]}}
+    text = json.dumps(header).encode()
+    p = tmp_path / "x.safetensors"
+    p.write_bytes(struct.pack("<Q", len(text)) + text + bytes(12))
+    with pytest.raises(CheckpointError, match="overlap"):
+        read_header(str(p))
+
+
+def test_missing_tensor(tmp_path) -> None:
+    def drop(t: dict) -> None:
+        del t["model.layers.1.self_attn.k_proj.weight"]
+
+    path = _llama_dir(tmp_path, mutate=drop)
+    with pytest.raises(MissingTensorError,
+                       match=r"model\.layers\.1\.self_attn\.k_proj\.weight.*model\.safetensors"):
+        qm.load(path)
+
+
+def test_missing_bias_when_config_says_bias(tmp_path) -> None:
+    def drop(t: dict) -> None:
+        del t["model.layers.2.self_attn.q_proj.bias"]
+
+    with pytest.raises(MissingTensorError, match=r"layers\.2\.self_attn\.q_proj\.bias"):
+        qm.load(_llama_dir(tmp_path, mutate=drop))
+
+
+def test_no_layer_tensors_at_all(tmp_path) -> None:
+    path = _llama_dir(tmp_path, config_changes={"model_type": "gpt2", "n_embd": 16,
+                                                "n_head": 4, "n_layer": 3})
+    with pytest.raises(MissingTensorError, match=r"h\.0\.attn\.c_attn\.weight"):
+        qm.load(path)
+
+
+def test_shape_inconsistent_with_config(tmp_path) -> None:
+    path = _llama_dir(tmp_path, config_changes={"num_key_value_heads": 4})
+    with pytest.raises(CheckpointError, match=r"k_proj\.weight.*\(8, 16\).*implies \(16, 16\)"):
+        qm.load(path)
+    path2 = _llama_dir(tmp_path / "b", config_changes={"head_dim": 2})
+    with pytest.raises(CheckpointError, match="implies"):
+        qm.load(path2)
+
+
+def test_gqa_groups_must_divide(tmp_path) -> None:
+    path = _llama_dir(tmp_path, config_changes={"num_key_value_heads": 3})
+    with pytest.raises(CheckpointError, match="cannot be grouped"):
+        qm.load(path)
+
+
+@pytest.mark.parametrize(("tensor", "row", "value", "expect"), [
+    ("q_proj.weight", 9, np.nan, r"layer 1, query head 2 \(key head 1\): W_Q"),
+    ("k_proj.weight", 5, np.inf, r"layer 1, key head 1 \(used by query heads \[2, 3\]\): W_K"),
+    ("q_proj.bias", 0, -np.inf, r"layer 1, query head 0 \(key head 0\): b_Q"),
+])
+def test_non_finite_weights(tmp_path, tensor: str, row: int, value: float,
+                            expect: str) -> None:
+    def poison(t: dict) -> None:
+        t[f"model.layers.1.self_attn.{tensor}"][row] = value
+
+    model = qm.load(_llama_dir(tmp_path, mutate=poison))  # headers are fine
+    layers = model.layers()
+    first = next(layers)  # layer 0 is clean
+    assert first.layer == 0
+    with pytest.raises(NonFiniteError, match=expect):
+        next(layers)
+    heads = list(model.heads(layers=[0, 2]))  # the other layers stay readable
+    assert len(heads) == 8
+
+
+def test_unknown_architecture(tmp_path) -> None:
+    path = _llama_dir(tmp_path, config_changes={"model_type": "mamba"})
+    with pytest.raises(UnsupportedArchitectureError,
+                       match=r"unknown architecture 'mamba'.*bert, bloom, gpt2, gpt_neox, "
+                             r"llama, mistral, opt, qwen2"):
+        qm.load(path)
+    os.remove(os.path.join(path, "config.json"))
+    with open(os.path.join(path, "config.json"), "w") as f:
+        json.dump({"architectures": ["Foo"]}, f)
+    with pytest.raises(UnsupportedArchitectureError, match="no 'model_type'"):
+        qm.load(path)
+
+
+@pytest.mark.parametrize("model_type", ["qwen3", "olmo2"])
+def test_qk_norm_architectures_refused(tmp_path, model_type: str) -> None:
+    path = _llama_dir(tmp_path, config_changes={"model_type": model_type})
+    with pytest.raises(UnsupportedArchitectureError,
+                       match="q_norm/k_norm.*not a fixed bilinear form"):
+        qm.load(path)
+
+
+def test_qk_norm_tensors_refused_even_for_llama(tmp_path) -> None:
+    def add_norm(t: dict) -> None:
+        t["model.layers.0.self_attn.q_norm.weight"] = np.ones(4, dtype=np.float32)
+
+    with pytest.raises(UnsupportedArchitectureError, match="q_norm"):
+        qm.load(_llama_dir(tmp_path, mutate=add_norm))
+    path = _llama_dir(tmp_path / "flag", config_changes={"use_qk_norm": True})
+    with pytest.raises(UnsupportedArchitectureError, match="use_qk_norm"):
+        qm.load(path)
+
+
+def test_pickle_only_checkpoint_refused(tmp_path) -> None:
+    path = _llama_dir(tmp_path)
+    os.remove(os.path.join(path, "model.safetensors"))
+    marker = tmp_path / "executed"
+    # a pickle that would run code if it were ever unpickled
+    payload = (b"cos\nsystem\n(S'touch " + str(marker).encode() + b"'\ntR.")
+    with open(os.path.join(path, "pytorch_model.bin"), "wb") as f:
+        f.write(payload)
+    with pytest.raises(UnsafeFormatError, match="pytorch_model.bin.*allow_pickle=True"):
+        qm.load(path)
+    with pytest.raises(UnsafeFormatError):
+        qm.load(os.path.join(path, "pytorch_model.bin"))
+    assert not marker.exists()
+
+
+def test_pickle_opt_in_still_refuses_code(tmp_path) -> None:
+    pytest.importorskip("torch")
+    path = _llama_dir(tmp_path)
+    os.remove(os.path.join(path, "model.safetensors"))
+    marker = tmp_path / "executed"
+    payload = (b"cos\nsystem\n(S'touch " + str(marker).encode() + b"'\ntR.")
+    with open(os.path.join(path, "pytorch_model.bin"), "wb") as f:
+        f.write(payload)
+    with pytest.raises(CheckpointError, match="weights_only=True"):
+        qm.load(path, allow_pickle=True)
+    assert not marker.exists()
+
+
+def test_no_weights_and_no_config(tmp_path) -> None:
+    d = tmp_path / "empty"
+    d.mkdir()
+    with pytest.raises(CheckpointError, match="no config.json"):
+        qm.load(str(d))
+    (d / "config.json").write_text(json.dumps(tiny.llama_config(**SHAPE)))
+    with pytest.raises(CheckpointError, match="no weights"):
+        qm.load(str(d))
+    (d / "config.json").write_text("[1, 2")
+    with pytest.raises(CheckpointError, match="not a valid JSON"):
+        qm.load(str(d))
+
+
+def test_all_errors_are_qkforms_errors() -> None:
+    for cls in (CheckpointError, MissingTensorError, NonFiniteError, UnsafeFormatError,
+                UnsupportedArchitectureError, qm.ModelNotFoundError):
+        assert issubclass(cls, QKFormsError)
+
+
+def test_decode_half_precision_bit_patterns() -> None:
+    """F16 and BF16 decode bit-exactly, including subnormals, signed zero and inf."""
+    bits = np.array([0x0001, 0x8000, 0x3C00, 0x7BFF, 0xFC00, 0x0400], dtype="<u2")
+    f16 = decode(bits.tobytes(), "F16", (6,))
+    assert f16.tolist() == [2.0**-24, -0.0, 1.0, 65504.0, -np.inf, 2.0**-14]
+    assert np.signbit(f16[1])
+    bf = np.array([0x0001, 0x3F80, 0x4049, 0xFF80, 0x7F7F], dtype="<u2")
+    got = decode(bf.tobytes(), "BF16", (5,))
+    want = [2.0**-133, 1.0, 3.140625, -np.inf, (2 - 2.0**-7) * 2.0**127]
+    assert got.tolist() == want
+    with pytest.raises(CheckpointError, match="unsupported tensor dtype"):
+        decode(b"\x00" * 8, "I64", (1,))
