@@ -57,6 +57,7 @@ from qkforms.exact.profile import (
     pairing_quantities,
     profile,
     profile_from_spectrum,
+    quadratic_spectrum,
     symmetric_profile,
 )
 from qkforms.exact.rational import (
@@ -116,6 +117,7 @@ __all__ = [
     "parts",
     "profile",
     "profile_from_spectrum",
+    "quadratic_spectrum",
     "random_form",
     "random_head",
     "random_orthogonal",

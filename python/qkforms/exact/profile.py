@@ -36,6 +36,7 @@ __all__ = [
     "exact_lobes",
     "profile_from_spectrum",
     "profile",
+    "quadratic_spectrum",
     "symmetric_profile",
     "pairing_quantities",
     "PairingQuantities",
@@ -167,12 +168,54 @@ def _verify_spectrum(S: flint.fmpq_mat, spectrum: Sequence[Any]) -> list[Fractio
     return lam
 
 
-def profile(L: MatrixLike, *, spectrum: Sequence[Any] | None = None) -> ExactProfile:
+def quadratic_spectrum(S: MatrixLike) -> list[Any]:
+    """Exact spectrum when the characteristic polynomial has factors of degree <= 2 only.
+
+    Rational roots are Fractions, roots of irreducible quadratic factors are sympy
+    radicals ``(-b +- sqrt(b^2 - 4ac))/(2a)``.
+
+    Raises
+    ------
+    IrrationalSpectrumError
+        If an irreducible factor has degree 3 or more.
+
+    Examples
+    --------
+    >>> quadratic_spectrum([[1, 1], [1, 0]])
+    [1/2 - sqrt(5)/2, 1/2 + sqrt(5)/2]
+    """
+    import sympy
+
+    from qkforms.exact.orthogonal import IrrationalSpectrumError
+
+    _, factors = charpoly(S).factor()
+    out: list[Any] = []
+    for f, mult in factors:
+        cs = [Fraction(int(c.p), int(c.q)) for c in f.coeffs()]
+        if len(cs) == 2:
+            out += [-cs[0] / cs[1]] * int(mult)
+        elif len(cs) == 3:
+            c0, c1, c2 = (sympy.Rational(v.numerator, v.denominator) for v in cs)
+            root = sympy.sqrt(c1 * c1 - 4 * c2 * c0)
+            out += [(-c1 - root) / (2 * c2), (-c1 + root) / (2 * c2)] * int(mult)
+        else:
+            raise IrrationalSpectrumError(
+                f"irreducible factor {f} of degree {len(cs) - 1} > 2 in the characteristic "
+                "polynomial: no radical spectrum implemented"
+            )
+    return out
+
+
+def profile(
+    L: MatrixLike, *, spectrum: Sequence[Any] | None = None, algebraic: bool = False
+) -> ExactProfile:
     """Exact profile of a nonzero rational square matrix whose ``S`` has rational spectrum.
 
     ``a`` is computed from ``|T|^2`` directly (not through Lemma 5), ``b, c, d`` from
     the exact spectrum of ``S`` (factorization of its characteristic polynomial over
-    ``Q``, or a claimed ``spectrum`` which is verified against it).
+    ``Q``, or a claimed ``spectrum`` which is verified against it). With
+    ``algebraic=True`` irreducible quadratic factors are allowed and the result is in
+    sympy radicals (e.g. for rank-one forms, whose ``S`` has rank <= 2).
 
     Raises
     ------
@@ -192,7 +235,12 @@ def profile(L: MatrixLike, *, spectrum: Sequence[Any] | None = None) -> ExactPro
     if e.norm_sq == 0:
         raise ZeroFormError("the profile of the zero matrix is undefined (L = 0)")
     S, _ = parts(L)
-    lam = rational_spectrum(S) if spectrum is None else _verify_spectrum(S, spectrum)
+    if spectrum is not None:
+        lam: list[Any] = _verify_spectrum(S, spectrum)
+    elif algebraic:
+        lam = quadratic_spectrum(S)
+    else:
+        lam = rational_spectrum(S)
     return profile_from_spectrum(lam, e.norm_sq, e.skew_sq)
 
 
