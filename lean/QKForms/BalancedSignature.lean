@@ -117,17 +117,22 @@ theorem two_mul_card_add_finrank_ker_stackedMap (Q K : Matrix κ ι ℝ)
   rw [LinearMap.range_eq_top.2 hJ, finrank_top, Module.finrank_prod,
     Module.finrank_eq_card_basis (Pi.basisFun ℝ κ),
     Module.finrank_eq_card_basis (Pi.basisFun ℝ ι)] at h
-  omega
+  -- `exact` (not `omega`) so that instance arguments of `finrank` are compared up to defeq
+  rw [two_mul]
+  exact h
 
 /-- The rank of the symmetric part of a nondegenerate head is `2 n`. -/
 theorem rank_symPart_of_surjective (Q K : Matrix κ ι ℝ)
     (hJ : Function.Surjective (stackedMap Q K)) :
     (symPart (Kᵀ * Q)).rank = 2 * Fintype.card κ := by
-  have h1 := LinearMap.finrank_range_add_finrank_ker (symPart (Kᵀ * Q)).mulVecLin
-  rw [ker_symPart_eq_ker_stackedMap Q K hJ,
-    Module.finrank_eq_card_basis (Pi.basisFun ℝ ι)] at h1
+  have h1 : (symPart (Kᵀ * Q)).rank + Module.finrank ℝ (LinearMap.ker (stackedMap Q K)) =
+      Fintype.card ι := by
+    have h := LinearMap.finrank_range_add_finrank_ker (symPart (Kᵀ * Q)).mulVecLin
+    rw [ker_symPart_eq_ker_stackedMap Q K hJ,
+      Module.finrank_eq_card_basis (Pi.basisFun ℝ ι)] at h
+    -- `Matrix.rank A` is by definition `finrank ℝ (LinearMap.range A.mulVecLin)`
+    exact h
   have h2 := two_mul_card_add_finrank_ker_stackedMap Q K hJ
-  rw [Matrix.rank]
   omega
 
 /-- Surjectivity of the stacked map forces `N ≥ 2n` (THEORY §3). -/

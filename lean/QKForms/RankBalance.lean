@@ -76,7 +76,12 @@ From `Matrix.mem_unitaryGroup_iff'` (Mathlib/LinearAlgebra/UnitaryGroup.lean) ap
 theorem sum_eigenvectorUnitary_mul (hA : A.IsHermitian) (i j : ι) :
     ∑ a, (hA.eigenvectorUnitary : Matrix ι ι ℝ) a i * (hA.eigenvectorUnitary : Matrix ι ι ℝ) a j =
       if i = j then 1 else 0 := by
-  have h := congrFun (congrFun (Matrix.mem_unitaryGroup_iff'.1 hA.eigenvectorUnitary.2) i) j
+  have hU : star (hA.eigenvectorUnitary : Matrix ι ι ℝ) * (hA.eigenvectorUnitary : Matrix ι ι ℝ)
+      = 1 := by
+    first
+    | exact Matrix.mem_unitaryGroup_iff'.1 hA.eigenvectorUnitary.2
+    | exact hA.eigenvectorUnitary.2.1
+  have h := congrFun (congrFun hU i) j
   simpa only [Matrix.mul_apply, Matrix.star_apply, star_trivial, Matrix.one_apply] using h
 
 /-- The `j`-th column of the eigenvector matrix is an eigenvector for `hA.eigenvalues j`.
