@@ -2,6 +2,7 @@
 Copyright (c) 2026 qkforms contributors. Released under Apache 2.0 license.
 -/
 import QKForms.ProfileDefs
+import QKForms.EnergyIdentities
 
 /-!
 # Basic properties of the profile map (Definition 6) and Lemma 4
@@ -19,9 +20,9 @@ import QKForms.ProfileDefs
 ## Encoding
 
 The profile coordinates are those of `QKForms/ProfileDefs.lean` (quotients by `frobSq L`, the
-lobes indexed by `Fin N`). The energy identity `‖L‖² = ‖S‖² + ‖T‖²` (Lemma 5) is reproved here
-in the form needed (`QKForms.frobSq_eq_add_frobSq_parts`) so that this file only depends on
-`QKForms.Basic` and `QKForms.ProfileDefs`. Orthogonality of `U` is the hypothesis `Uᵀ * U = 1`.
+lobes indexed by `Fin N`). The energy identity `‖L‖² = ‖S‖² + ‖T‖²` (Lemma 5) is
+`QKForms.frobSq_eq_frobSq_symPart_add_frobSq_skewPart` from `QKForms/EnergyIdentities.lean`.
+Orthogonality of `U` is the hypothesis `Uᵀ * U = 1`.
 -/
 
 namespace QKForms
@@ -100,32 +101,8 @@ section Frobenius
 
 variable {ι : Type*} [Fintype ι] [DecidableEq ι]
 
-theorem frobSq_nonneg_of {m n : Type*} [Fintype m] [Fintype n] (A : Matrix m n ℝ) :
-    0 ≤ frobSq A :=
-  Finset.sum_nonneg fun i _ => Finset.sum_nonneg fun j _ => sq_nonneg (A i j)
-
-theorem eq_zero_of_frobSq_eq_zero {A : Matrix ι ι ℝ} (h : frobSq A = 0) : A = 0 := by
-  -- `Finset.sum_eq_zero_iff_of_nonneg` (Mathlib/Algebra/Order/BigOperators/Group/Finset.lean)
-  have h1 := (Finset.sum_eq_zero_iff_of_nonneg
-    (fun i _ => Finset.sum_nonneg fun j _ => sq_nonneg (A i j))).1 h
-  ext i j
-  have h2 : A i j ^ 2 = 0 :=
-    (Finset.sum_eq_zero_iff_of_nonneg (fun j _ => sq_nonneg (A i j))).1
-      (h1 i (Finset.mem_univ i)) j (Finset.mem_univ j)
-  rw [zero_apply]
-  first
-  | exact (pow_eq_zero_iff two_ne_zero).1 h2
-  | simpa using h2
-
-theorem frobSq_eq_zero_iff (A : Matrix ι ι ℝ) : frobSq A = 0 ↔ A = 0 := by
-  constructor
-  · exact eq_zero_of_frobSq_eq_zero
-  · intro h
-    rw [h]
-    exact frobSq_zero_matrix
-
-theorem frobSq_ne_zero {A : Matrix ι ι ℝ} (hA : A ≠ 0) : frobSq A ≠ 0 :=
-  fun h => hA (eq_zero_of_frobSq_eq_zero h)
+theorem eq_zero_of_frobSq_eq_zero {A : Matrix ι ι ℝ} (h : frobSq A = 0) : A = 0 :=
+  (frobSq_eq_zero_iff A).1 h
 
 theorem frobSq_neg (A : Matrix ι ι ℝ) : frobSq (-A) = frobSq A := by
   unfold frobSq
@@ -139,30 +116,6 @@ theorem frobSq_transpose (A : Matrix ι ι ℝ) : frobSq Aᵀ = frobSq A := by
 theorem frobSq_smul (c : ℝ) (A : Matrix ι ι ℝ) : frobSq (c • A) = c ^ 2 * frobSq A := by
   unfold frobSq
   simp only [smul_apply, smul_eq_mul, mul_pow, Finset.mul_sum]
-
-/-- Lemma 5 (the part used here): `‖L‖² = ‖S‖² + ‖T‖²`. -/
-theorem frobSq_eq_add_frobSq_parts (L : Matrix ι ι ℝ) :
-    frobSq L = frobSq (symPart L) + frobSq (skewPart L) := by
-  have hT : ∑ i, ∑ j, L j i ^ 2 = ∑ i, ∑ j, L i j ^ 2 := Finset.sum_comm
-  have h : ∀ i j, symPart L i j ^ 2 + skewPart L i j ^ 2 = (L i j ^ 2 + L j i ^ 2) / 2 := by
-    intro i j
-    rw [symPart_apply, skewPart_apply]
-    ring
-  calc frobSq L = (∑ i, ∑ j, L i j ^ 2 + ∑ i, ∑ j, L j i ^ 2) / 2 := by
-        rw [frobSq, hT]
-        ring
-    _ = ∑ i, ∑ j, (L i j ^ 2 + L j i ^ 2) / 2 := by
-        rw [← Finset.sum_add_distrib, Finset.sum_div]
-        apply Finset.sum_congr rfl
-        intro i _
-        rw [← Finset.sum_add_distrib, Finset.sum_div]
-    _ = ∑ i, ∑ j, (symPart L i j ^ 2 + skewPart L i j ^ 2) := by
-        simp only [h]
-    _ = frobSq (symPart L) + frobSq (skewPart L) := by
-        rw [frobSq, frobSq, ← Finset.sum_add_distrib]
-        apply Finset.sum_congr rfl
-        intro i _
-        rw [Finset.sum_add_distrib]
 
 end Frobenius
 
@@ -190,17 +143,17 @@ theorem profile_numerators_sum (L : Matrix ι ι ℝ) :
   rw [lobe_numerators_sum, sum_sq_posLobe_add_sum_sq_negLobe]
 
 theorem profileA_nonneg (L : Matrix ι ι ℝ) : 0 ≤ profileA L :=
-  div_nonneg (frobSq_nonneg_of _) (frobSq_nonneg_of _)
+  div_nonneg (frobSq_nonneg _) (frobSq_nonneg _)
 
 theorem profileB_nonneg (L : Matrix ι ι ℝ) : 0 ≤ profileB L :=
   div_nonneg (mul_nonneg zero_le_two (lobeCross_nonneg (posLobe_nonneg L) (negLobe_nonneg L)))
-    (frobSq_nonneg_of _)
+    (frobSq_nonneg _)
 
 theorem profileC_nonneg (L : Matrix ι ι ℝ) : 0 ≤ profileC L :=
-  div_nonneg (lobeExcess_nonneg _ _) (frobSq_nonneg_of _)
+  div_nonneg (lobeExcess_nonneg _ _) (frobSq_nonneg _)
 
 theorem profileD_nonneg (L : Matrix ι ι ℝ) : 0 ≤ profileD L :=
-  div_nonneg (lobeExcess_nonneg _ _) (frobSq_nonneg_of _)
+  div_nonneg (lobeExcess_nonneg _ _) (frobSq_nonneg _)
 
 /-- Property 1 of Definition 6 of the paper: the coordinates of `π(L)` are nonnegative.
 (This holds for every `L`; for `L = 0` all coordinates are `0`.) [qkforms:def6] -/
@@ -214,7 +167,7 @@ theorem profile_coords_sum_eq_one {L : Matrix ι ι ℝ} (hL : L ≠ 0) :
     profileA L + profileB L + profileC L + profileD L = 1 := by
   have hF : frobSq L ≠ 0 := frobSq_ne_zero hL
   have hnum := profile_numerators_sum L
-  have hsplit := frobSq_eq_add_frobSq_parts L
+  have hsplit := frobSq_eq_frobSq_symPart_add_frobSq_skewPart L
   unfold profileA profileB profileC profileD
   rw [← add_div, ← add_div, ← add_div, div_eq_one_iff_eq hF]
   linarith
@@ -440,7 +393,7 @@ theorem div_eq_ratio_mul_div (X F S : ℝ) (hS : S ≠ 0) : X / F = (S / F) * (X
 theorem one_sub_profileA {L : Matrix ι ι ℝ} (hL : L ≠ 0) :
     1 - profileA L = frobSq (symPart L) / frobSq L := by
   have hF : frobSq L ≠ 0 := frobSq_ne_zero hL
-  have hsplit := frobSq_eq_add_frobSq_parts L
+  have hsplit := frobSq_eq_frobSq_symPart_add_frobSq_skewPart L
   unfold profileA
   have hc : frobSq (skewPart L) / frobSq L * frobSq L = frobSq (skewPart L) := by
     first
