@@ -26,6 +26,8 @@ of the introduction).
 * `QKForms.signature_symPart_of_surjective` (`[qkforms:thm3]`): general finite index types
   `κ` (head coordinates) and `ι` (model coordinates).
 * `QKForms.signature_symPart_of_surjective_fin` (`[qkforms:thm3]`): `Fin n`, `Fin N`.
+* `QKForms.signature_gram_of_surjective` (`[qkforms:thm3]`): the Gram matrix in an arbitrary
+  basis (columns of an invertible `P`), as THEORY §3 "Formalization encoding" asks.
 * `QKForms.two_mul_card_le_of_surjective`: surjectivity forces `2n ≤ N`.
 
 ## Encoding
@@ -33,8 +35,9 @@ of the introduction).
 The stacked map is `QKForms.stackedMap W_Q W_K = W_Q.mulVecLin.prod W_K.mulVecLin`, the
 linear map `x ↦ (W_Q x, W_K x)`; nondegeneracy of the head is `Function.Surjective` of it,
 which is the paper's hypothesis verbatim. The symmetric form is represented by its Gram
-matrix in the standard basis, `symPart (W_Kᵀ * W_Q)`; by Sylvester's law of inertia the
-choice of basis does not matter (not formalized here). The signature is
+matrix in the standard basis, `symPart (W_Kᵀ * W_Q)`; the Gram matrix in an arbitrary basis
+(columns of an invertible `P`) is covered by `QKForms.signature_gram_of_surjective`, which
+reduces to the standard basis of the head `(W_Q P, W_K P)` (no appeal to Sylvester's law). The signature is
 `QKForms.signature` (counts of positive / negative / zero eigenvalues with multiplicity).
 -/
 
@@ -106,17 +109,22 @@ theorem ker_symPart_eq_ker_stackedMap (Q K : Matrix κ ι ℝ)
 
 /-- Rank–nullity for the surjective stacked map:
 `2 n + dim ker J = N` (as `finrank` of `ι → ℝ`). Uses `LinearMap.finrank_range_add_finrank_ker`
-(Mathlib/LinearAlgebra/FiniteDimensional/...), `LinearMap.range_eq_top`, `finrank_top`
-(Mathlib/LinearAlgebra/Dimension/Finrank.lean), `Module.finrank_prod` and
-`Module.finrank_eq_card_basis`. -/
+(Mathlib/LinearAlgebra/FiniteDimensional), `LinearMap.range_eq_top`, `Submodule.topEquiv`,
+`LinearEquiv.finrank_eq`, `Module.finrank_prod` and `Module.finrank_eq_card_basis`
+(Mathlib/LinearAlgebra/Dimension/*). -/
 theorem two_mul_card_add_finrank_ker_stackedMap (Q K : Matrix κ ι ℝ)
     (hJ : Function.Surjective (stackedMap Q K)) :
     2 * Fintype.card κ + Module.finrank ℝ (LinearMap.ker (stackedMap Q K)) =
       Fintype.card ι := by
   have h := LinearMap.finrank_range_add_finrank_ker (stackedMap Q K)
-  rw [LinearMap.range_eq_top.2 hJ, finrank_top, Module.finrank_prod,
-    Module.finrank_eq_card_basis (Pi.basisFun ℝ κ),
-    Module.finrank_eq_card_basis (Pi.basisFun ℝ ι)] at h
+  have htop : Module.finrank ℝ (LinearMap.range (stackedMap Q K)) =
+      Fintype.card κ + Fintype.card κ := by
+    rw [LinearMap.range_eq_top.2 hJ]
+    calc Module.finrank ℝ (⊤ : Submodule ℝ ((κ → ℝ) × (κ → ℝ)))
+        = Module.finrank ℝ ((κ → ℝ) × (κ → ℝ)) := Submodule.topEquiv.finrank_eq
+      _ = Fintype.card κ + Fintype.card κ := by
+        rw [Module.finrank_prod, Module.finrank_eq_card_basis (Pi.basisFun ℝ κ)]
+  rw [htop, Module.finrank_eq_card_basis (Pi.basisFun ℝ ι)] at h
   -- `exact` (not `omega`) so that instance arguments of `finrank` are compared up to defeq
   rw [two_mul]
   exact h
@@ -170,5 +178,51 @@ theorem signature_symPart_of_surjective_fin {n N : ℕ} (Q K : Matrix (Fin n) (F
   have h := signature_symPart_of_surjective Q K hJ
   simp only [Fintype.card_fin] at h
   exact h
+
+section Basis
+
+/-! ### Gram matrix in an arbitrary basis
+
+THEORY §3 asks for the signature of the Gram matrix `G_ij = S(b_i, b_j)` in an arbitrary basis
+`b` of `ℝ^N`. With `b_j` the `j`-th column of an invertible `P` (`P * P' = 1`), `G` is the
+symmetric part of `(W_K P)ᵀ (W_Q P)` (`QKForms.symPart_gram_apply`), i.e. the Gram matrix in the
+standard basis of the head `(W_Q P, W_K P)`, whose stacked map is again surjective. -/
+
+/-- Precomposing a head with an invertible `P` keeps the stacked map surjective. -/
+theorem surjective_stackedMap_mul (Q K : Matrix κ ι ℝ)
+    (hJ : Function.Surjective (stackedMap Q K)) (P P' : Matrix ι ι ℝ) (hPP' : P * P' = 1) :
+    Function.Surjective (stackedMap (Q * P) (K * P)) := by
+  intro uv
+  obtain ⟨x, hx⟩ := hJ uv
+  refine ⟨P' *ᵥ x, ?_⟩
+  have hx' : P *ᵥ (P' *ᵥ x) = x := by
+    rw [Matrix.mulVec_mulVec, hPP', Matrix.one_mulVec]
+  rw [stackedMap_apply, ← Matrix.mulVec_mulVec, ← Matrix.mulVec_mulVec, hx']
+  exact hx
+
+/-- The entries of `symPart ((W_K P)ᵀ (W_Q P))` are the values `S(b_i, b_j)` of the symmetric
+form on the columns `b_i = P e_i`. -/
+theorem symPart_gram_apply (Q K : Matrix κ ι ℝ) (P : Matrix ι ι ℝ) (i j : ι) :
+    symPart ((K * P)ᵀ * (Q * P)) i j =
+      (1 / 2 : ℝ) * ((K *ᵥ fun a => P a i) ⬝ᵥ (Q *ᵥ fun a => P a j) +
+        (Q *ᵥ fun a => P a i) ⬝ᵥ (K *ᵥ fun a => P a j)) := by
+  have h : ∀ i j, ((K * P)ᵀ * (Q * P)) i j =
+      (K *ᵥ fun a => P a i) ⬝ᵥ (Q *ᵥ fun a => P a j) := by
+    intro i j
+    first
+    | rfl
+    | simp only [Matrix.mul_apply, Matrix.transpose_apply, Matrix.mulVec, dotProduct]
+  rw [symPart_apply, h, h, dotProduct_comm (K *ᵥ fun a => P a j)]
+
+/-- **Theorem 3 of the paper**, in an arbitrary basis: the Gram matrix `G_ij = S(b_i, b_j)` of
+the symmetric form in the basis of the columns of an invertible `P` has signature
+`(n, n, N - 2n)`. [qkforms:thm3] -/
+theorem signature_gram_of_surjective (Q K : Matrix κ ι ℝ)
+    (hJ : Function.Surjective (stackedMap Q K)) (P P' : Matrix ι ι ℝ) (hPP' : P * P' = 1) :
+    signature (symPart ((K * P)ᵀ * (Q * P))) =
+      (Fintype.card κ, Fintype.card κ, Fintype.card ι - 2 * Fintype.card κ) :=
+  signature_symPart_of_surjective (Q * P) (K * P) (surjective_stackedMap_mul Q K hJ P P' hPP')
+
+end Basis
 
 end QKForms

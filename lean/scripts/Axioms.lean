@@ -35,3 +35,4 @@ and accepts only the axioms `propext`, `Classical.choice` and `Quot.sound`.
 -- thm3: Theorem 3, heads have balanced signature (n, n, N - 2n)
 #print axioms QKForms.signature_symPart_of_surjective
 #print axioms QKForms.signature_symPart_of_surjective_fin
+#print axioms QKForms.signature_gram_of_surjective

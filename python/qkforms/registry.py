@@ -172,6 +172,7 @@ RESULTS: tuple[Result, ...] = (
         lean=(
             "QKForms.signature_symPart_of_surjective",
             "QKForms.signature_symPart_of_surjective_fin",
+            "QKForms.signature_gram_of_surjective",
         ),
         lean_file="lean/QKForms/BalancedSignature.lean",
         check=_check("thm3"),
