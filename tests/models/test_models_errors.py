@@ -271,3 +271,27 @@ def test_decode_half_precision_bit_patterns() -> None:
     assert got.tolist() == want
     with pytest.raises(CheckpointError, match="unsupported tensor dtype"):
         decode(b"\x00" * 8, "I64", (1,))
+
+
+def test_hub_id_resolves_from_local_cache(tmp_path, monkeypatch) -> None:
+    """A hub id already in the Hugging Face cache loads offline (no network touched)."""
+    pytest.importorskip("huggingface_hub")
+    cache = tmp_path / "hub"
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    repo = cache / "models--some-org--tiny-llama"
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text(commit)
+    rng = np.random.default_rng(7)
+    tensors = tiny.llama_tensors(rng, **SHAPE)
+    tiny.write_llama_dir(str(repo / "snapshots" / commit), tensors, tiny.llama_config(**SHAPE))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    import huggingface_hub.constants as hc
+
+    monkeypatch.setattr(hc, "HF_HUB_CACHE", str(cache))
+    monkeypatch.setattr(hc, "HF_HUB_OFFLINE", True)
+    monkeypatch.chdir(tmp_path)
+    model = qm.load("some-org/tiny-llama", checksum=False)
+    assert model.info.name == "some-org/tiny-llama"
+    want = tensors["model.layers.1.self_attn.q_proj.weight"].astype(np.float64)
+    assert np.array_equal(model.layer(1).W_Q.reshape(want.shape), want)

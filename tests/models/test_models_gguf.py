@@ -169,6 +169,15 @@ def test_synthetic_gguf_roundtrip(tmp_path, dtype: type) -> None:
         assert np.array_equal(lw.b_Q.reshape(-1), qb[i].astype(np.float64))
         assert np.array_equal(lw.b_K.reshape(-1), kb[i].astype(np.float64))
         assert lw.kv_index.tolist() == [0, 0, 0, 1, 1, 1]
+    # the stored F16/F32 tensor decodes identically with the independent decoder
+    t = {t.name: t for t in gguf.GGUFReader(path).tensors}["blk.1.attn_q.weight"]
+    mine = own_dequantize(np.asarray(t.data), t.tensor_type.name, 40)
+    assert np.array_equal(mine, gguf.quants.dequantize(np.asarray(t.data), t.tensor_type))
+    # a directory holding just the .gguf file loads the same model
+    lone = tmp_path / "lone"
+    lone.mkdir()
+    shutil.copy(path, lone / "tiny.gguf")
+    assert np.array_equal(qm.load(str(lone)).layer(1).W_Q, model.layer(1).W_Q)
 
 
 def test_permutation_matters(tmp_path) -> None:

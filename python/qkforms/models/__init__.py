@@ -445,7 +445,10 @@ def _resolve_hub(repo_id: str, download: bool) -> str:
             f"{repo_id!r} is not an existing path nor a short name "
             f"({', '.join(sorted(SHORT_NAMES))}); reading it as a Hugging Face hub id needs "
             "huggingface_hub (pip install huggingface_hub)") from None
-    patterns = ["config.json", "*.safetensors", "model.safetensors.index.json"]
+    # Hugging Face names its weights model.safetensors / model-0000k-of-0000m.safetensors;
+    # other safetensors in a repository (e.g. Mistral's consolidated.safetensors) are
+    # duplicates in another layout and are not fetched.
+    patterns = ["config.json", "model*.safetensors", "model.safetensors.index.json"]
     try:
         return str(huggingface_hub.snapshot_download(repo_id, allow_patterns=patterns,
                                                      local_files_only=not download))
@@ -592,8 +595,10 @@ def _load_directory(directory: str, *, name: str | None, allow_pickle: bool,
         from qkforms.models.safetensors import SafetensorsStore
 
         single = os.path.join(directory, "model.safetensors")
+        named = [e for e in entries if e.startswith("model") and e.endswith(".safetensors")]
         paths = ([single] if os.path.isfile(single) else
-                 [os.path.join(directory, e) for e in entries if e.endswith(".safetensors")])
+                 [os.path.join(directory, e) for e in named or entries
+                  if e.endswith(".safetensors")])
         store = SafetensorsStore(paths)
     else:
         suffixes = _pickle_suffixes()
