@@ -33,7 +33,7 @@ __all__ = ["check_lemma5", "check_cor1", "check_cor2", "check_prop5", "mc_mean_o
 _Z = 5.0  # standard errors allowed in Monte Carlo comparisons
 
 
-def mc_mean_ok(samples: np.ndarray, target: float, z: float = _Z) -> tuple[bool, str]:
+def mc_mean_ok(samples: np.ndarray, target: float, z: float | None = None) -> tuple[bool, str]:
     """Whether the sample mean is within ``z`` standard errors of ``target``.
 
     Examples
@@ -42,6 +42,7 @@ def mc_mean_ok(samples: np.ndarray, target: float, z: float = _Z) -> tuple[bool,
     >>> ok
     True
     """
+    z = _Z if z is None else z
     m = float(np.mean(samples))
     se = float(np.std(samples, ddof=1) / np.sqrt(samples.size))
     ok = abs(m - target) <= z * se + 1e-12 * max(1.0, abs(target))
