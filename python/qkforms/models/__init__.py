@@ -65,7 +65,13 @@ __all__ = [
 
 
 class ModelNotFoundError(CheckpointError, FileNotFoundError):
-    """The source is neither an existing path, a short name nor an available hub id."""
+    """The source is neither an existing path, a short name nor an available hub id.
+
+    Examples
+    --------
+    >>> issubclass(ModelNotFoundError, CheckpointError)
+    True
+    """
 
     def __str__(self) -> str:  # FileNotFoundError would otherwise format errno fields
         return str(self.args[0]) if self.args else ""
@@ -270,7 +276,14 @@ class LayerWeights:
 
 
 class TensorStore(Protocol):
-    """What a checkpoint backend provides (safetensors, GGUF, pickle)."""
+    """What a checkpoint backend provides (safetensors, GGUF, pickle).
+
+    Examples
+    --------
+    >>> from qkforms.models.safetensors import SafetensorsStore
+    >>> all(hasattr(SafetensorsStore, m) for m in ("read", "shape", "dtype", "file_of"))
+    True
+    """
 
     @property
     def names(self) -> list[str]: ...

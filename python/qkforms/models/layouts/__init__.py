@@ -102,7 +102,13 @@ class QKArrays:
 
 
 class Layout(ABC):
-    """How one family of architectures stores its query and key projections."""
+    """How one family of architectures stores its query and key projections.
+
+    Examples
+    --------
+    >>> issubclass(type(layout_for_model_type("bert")), Layout)
+    True
+    """
 
     #: short name (the module name)
     name: str = ""

@@ -31,7 +31,13 @@ __all__ = ["BertLayout", "LAYOUT"]
 
 
 class BertLayout(Layout):
-    """Separate ``query``/``key`` linear maps with biases; bidirectional."""
+    """Separate ``query``/``key`` linear maps with biases; bidirectional.
+
+    Examples
+    --------
+    >>> BertLayout().model_types
+    ('bert',)
+    """
 
     name = "bert"
     model_types = ("bert",)

@@ -50,7 +50,13 @@ def interleaved_qkv(weight: np.ndarray, bias: np.ndarray | None, *, heads: int, 
 
 
 class BloomLayout(Layout):
-    """Fused head-interleaved ``query_key_value`` with biases, ALiBi."""
+    """Fused head-interleaved ``query_key_value`` with biases, ALiBi.
+
+    Examples
+    --------
+    >>> BloomLayout().model_types
+    ('bloom',)
+    """
 
     name = "bloom"
     model_types = ("bloom",)

@@ -32,7 +32,13 @@ __all__ = ["GPT2Layout", "LAYOUT"]
 
 
 class GPT2Layout(Layout):
-    """Fused Conv1D ``c_attn`` (input x output), Q|K|V blocks."""
+    """Fused Conv1D ``c_attn`` (input x output), Q|K|V blocks.
+
+    Examples
+    --------
+    >>> GPT2Layout().model_types
+    ('gpt2',)
+    """
 
     name = "gpt2"
     model_types = ("gpt2",)

@@ -81,7 +81,13 @@ def unpermute_llamacpp(weights: np.ndarray, n_head: int) -> np.ndarray:
 
 
 class LlamaLayout(Layout):
-    """Separate q/k projections, grouped-query attention, explicit ``head_dim``."""
+    """Separate q/k projections, grouped-query attention, explicit ``head_dim``.
+
+    Examples
+    --------
+    >>> LlamaLayout().model_types
+    ('llama', 'mistral', 'qwen2')
+    """
 
     name = "llama"
     model_types = ("llama", "mistral", "qwen2")
@@ -126,7 +132,15 @@ class LlamaLayout(Layout):
 
 
 class GGUFLlamaLayout(LlamaLayout):
-    """llama.cpp GGUF tensors of a Llama-family decoder (permuted q/k rows)."""
+    """llama.cpp GGUF tensors of a Llama-family decoder (permuted q/k rows).
+
+    Examples
+    --------
+    >>> from qkforms.models.config import ArchSpec
+    >>> spec = ArchSpec("llama", "gguf-llama", 1, 8, 4, 2, 1, "rope", 1e4, 1.0)
+    >>> [r.name for r in GGUFLlamaLayout().requests(spec, 0)]
+    ['blk.0.attn_q.weight', 'blk.0.attn_k.weight']
+    """
 
     name = "gguf-llama"
     model_types = ("llama",)

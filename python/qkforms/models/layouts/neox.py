@@ -32,7 +32,13 @@ __all__ = ["NeoXLayout", "LAYOUT"]
 
 
 class NeoXLayout(Layout):
-    """Fused head-interleaved ``query_key_value``; RoPE on a fraction of each head."""
+    """Fused head-interleaved ``query_key_value``; RoPE on a fraction of each head.
+
+    Examples
+    --------
+    >>> NeoXLayout().model_types
+    ('gpt_neox',)
+    """
 
     name = "neox"
     model_types = ("gpt_neox",)

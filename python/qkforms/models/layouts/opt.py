@@ -54,7 +54,13 @@ def separate_projections(spec: ArchSpec, arrays: Mapping[str, np.ndarray]) -> QK
 
 
 class OPTLayout(Layout):
-    """Separate ``q_proj``/``k_proj`` with biases (``enable_bias``)."""
+    """Separate ``q_proj``/``k_proj`` with biases (``enable_bias``).
+
+    Examples
+    --------
+    >>> OPTLayout().model_types
+    ('opt',)
+    """
 
     name = "opt"
     model_types = ("opt",)
