@@ -45,9 +45,10 @@ theorem frobSq_nonneg (A : Matrix m n ℝ) : 0 ≤ frobSq A :=
 theorem frobSq_eq_zero_iff (A : Matrix m n ℝ) : frobSq A = 0 ↔ A = 0 := by
   constructor
   · intro h
+    have h0 : ∑ i, ∑ j, A i j ^ 2 = 0 := h
     ext i j
     have hi := (Finset.sum_eq_zero_iff_of_nonneg fun i _ =>
-      Finset.sum_nonneg fun j _ => sq_nonneg (A i j)).1 h i (Finset.mem_univ i)
+      Finset.sum_nonneg fun j _ => sq_nonneg (A i j)).1 h0 i (Finset.mem_univ i)
     have hij := (Finset.sum_eq_zero_iff_of_nonneg fun j _ =>
       sq_nonneg (A i j)).1 hi j (Finset.mem_univ j)
     rw [Matrix.zero_apply]
@@ -86,7 +87,7 @@ theorem frobSq_symPart_eq (L : Matrix ι ι ℝ) :
   have hF : ∑ i, ∑ j, L i j ^ 2 = frobSq L := rfl
   rw [h1, trace_mul_self_eq_sum]
   simp only [Finset.sum_add_distrib, ← Finset.mul_sum]
-  rw [sum_sum_sq_transpose, hF]
+  rw [sum_sum_sq_transpose L, hF]
   ring
 
 /-- **Lemma 5 of the paper** (third identity): `‖T‖² = ½‖L‖² - ½ tr(L²)`. [qkforms:lemma5] -/
@@ -101,7 +102,7 @@ theorem frobSq_skewPart_eq (L : Matrix ι ι ℝ) :
   have hF : ∑ i, ∑ j, L i j ^ 2 = frobSq L := rfl
   rw [h1, trace_mul_self_eq_sum]
   simp only [Finset.sum_add_distrib, Finset.sum_sub_distrib, ← Finset.mul_sum]
-  rw [sum_sum_sq_transpose, hF]
+  rw [sum_sum_sq_transpose L, hF]
   ring
 
 /-- **Lemma 5 of the paper** (first identity): `‖L‖² = ‖S‖² + ‖T‖²`. [qkforms:lemma5] -/
