@@ -113,7 +113,7 @@ def test_spectra_figure_draws_the_fitted_laws(report_dir) -> None:
     from scipy import stats
 
     d, path, _ = report_dir
-    fig = _figures(path)["spectra"]
+    fig = _figures(path)["fig-spectra"]
     hs = read_parquet(d / "stats" / "head_stats.parquet")
     first = fig["layout"]["updatemenus"][0]["buttons"][0]["label"]
     m = re.match(r"(\S+) L(\d+) H(\d+)", first)
@@ -172,3 +172,12 @@ def test_cli_report(tmp_path) -> None:
                  "--d-max", "2", "--rope-heads", "2"]) == 0
     assert (tmp_path / "report.html").is_file() and not (tmp_path / "figures").exists()
     assert (tmp_path / "stats" / "observations.md").is_file()
+
+
+def test_every_figure_has_its_own_container(report_dir) -> None:
+    _, path, _ = report_dir
+    text = path.read_text(encoding="utf-8")
+    ids = re.findall(r'\bid="([^"]+)"', text)
+    assert len(ids) == len(set(ids)), "duplicate element ids"
+    for fid in _figures(path):
+        assert re.search(rf'<div id="{re.escape(fid)}" class="fig"', text), fid

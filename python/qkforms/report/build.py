@@ -110,7 +110,7 @@ def build_report(
                      "<p>For each model, the head of median pairing and the head of lowest "
                      "pairing: histograms of |λ(L)|, λ₊(S), |λ₋(S)| and σ(T) with the fitted "
                      "generalized gamma (solid) and lognormal (dashed), both with location "
-                     "0.</p><div id=\"spectra\" class=\"fig\"></div>"))
+                     "0.</p><div id=\"fig-spectra\" class=\"fig\"></div>"))
     rope_html = []
     for model, prof, labels, d_values in rope_profiles(data.manifest, data.directory,
                                                        heads=rope_heads, d_max=d_max):

@@ -395,7 +395,7 @@ def spectra_figure(heads: Table, spectra: Table, *, per_model: int = 2) -> dict[
                                   "title": {"text": titles[name]}}
         layout[f"yaxis{axis}"] = {"domain": [0.0, 0.42] if row else [0.58, 1.0],
                                   "anchor": f"x{axis}"}
-    return {"id": "spectra", "data": data, "layout": layout}
+    return {"id": "fig-spectra", "data": data, "layout": layout}
 
 
 def _clean_keep(x: NDArray[np.float64]) -> list[float | None]:
