@@ -317,13 +317,13 @@ def test_smollm2_heads() -> None:
 @needs_smollm2
 @pytest.mark.torch
 @pytest.mark.slow
-def test_smollm2_matches_transformers_gguf_loader(tmp_path) -> None:
+def test_smollm2_matches_transformers_gguf_loader(tmp_path, monkeypatch) -> None:
     torch = pytest.importorskip("torch")
     transformers = pytest.importorskip("transformers")
     if __import__("importlib").util.find_spec("accelerate") is None:
         pytest.skip("transformers needs accelerate to load GGUF files (pip install "
                     "accelerate); the comparison with its GGUF loader is skipped")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     local = tmp_path / "smol"
     local.mkdir()
     os.symlink(SMOLLM2, local / os.path.basename(SMOLLM2))
