@@ -147,7 +147,8 @@ def random_head(rng: np.random.Generator, n: int, N: int, kind: HeadKind = "surj
     ``"proportional"``
         ``W_K = -2 W_Q`` (S is NSD).
     ``"repeated_row"``
-        surjective-style head, then the last row of ``W_K`` copies its first row.
+        surjective-style head, then the last row of ``W_K`` copies its first row
+        (for ``n = 1`` it is set to zero).
     ``"shared_row"``
         surjective-style head, then the first row of ``W_K`` equals the first row
         of ``W_Q`` (the row spaces meet).
@@ -174,7 +175,7 @@ def random_head(rng: np.random.Generator, n: int, N: int, kind: HeadKind = "surj
     block += np.eye(2 * n, dtype=block.dtype)
     M[:, cols] = block
     if kind == "repeated_row":
-        M[n - 1] = M[0]
+        M[n - 1] = M[0] if n > 1 else 0
     elif kind == "shared_row":
         M[0] = M[n]
     elif kind != "surjective":
