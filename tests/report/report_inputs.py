@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from qkforms import Head, reduce_heads
 from qkforms.stats.synthetic import survey_rows
@@ -41,3 +42,22 @@ def write_survey(directory: Path) -> dict[str, object]:
                 "models": [{"name": "plain-toy", "key": "plain-toy", "factors": None}, ROPE]}
     (directory / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     return {"heads": len(heads["model"]), "red": red, "rope_heads": rope_heads}
+
+
+_BUILT: dict[str, tuple] = {}
+
+
+def built_report(tmp_path_factory) -> tuple:
+    """Write the survey and its report once per session (shared by the test modules)."""
+    if "report" in _BUILT:
+        return _BUILT["report"]
+    pytest.importorskip("plotly")
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("pyarrow")
+    from qkforms.report.build import build_report
+
+    d = tmp_path_factory.mktemp("survey")
+    facts = write_survey(d)
+    path = build_report(d, n_boot=50, d_max=16, rope_heads=4)
+    _BUILT["report"] = (d, path, facts)
+    return _BUILT["report"]

@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from report_inputs import built_report
 
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = (
@@ -22,6 +23,10 @@ FLAGS = (
     # let the page's promises settle before the DOM is dumped / the screenshot is taken
     "--virtual-time-budget=20000",
 )
+
+@pytest.fixture(scope="module")
+def report_dir(tmp_path_factory):
+    return built_report(tmp_path_factory)
 
 
 def _chromium(args: list[str], profile: Path) -> subprocess.CompletedProcess[str]:

@@ -8,12 +8,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from report_inputs import built_report
 
 from qkforms import profile
 from qkforms.stats import read_parquet
 
 # drawing vertices recomputed here: a regular tetrahedron A, B, C, D
 V = np.array([[1.0, 1.0, 1.0], [1.0, -1.0, -1.0], [-1.0, 1.0, -1.0], [-1.0, -1.0, 1.0]])
+
+@pytest.fixture(scope="module")
+def report_dir(tmp_path_factory):
+    return built_report(tmp_path_factory)
 
 
 def _figures(path) -> dict[str, dict]:

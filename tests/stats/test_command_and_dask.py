@@ -7,9 +7,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from stats_inputs import mixed_survey_rows
 
 from qkforms.cli import main
 from qkforms.stats import observations, read_parquet
+
+
+@pytest.fixture(scope="module")
+def mixed_survey() -> tuple[dict, dict]:
+    """Two Gaussian 'models' of different shapes and one rank-one model."""
+    return mixed_survey_rows()
 
 
 def _write_survey(directory: Path, heads: dict, spectra: dict) -> None:

@@ -9,6 +9,7 @@ from stats_inputs import (
     gamma_lobe_spectra,
     gaussian_heads,
     join,
+    mixed_survey_rows,
     proportional_spectra,
     rank_one_heads,
     rows_from_spectrum,
@@ -23,6 +24,11 @@ from qkforms.stats.bootstrap import rng_for
 from qkforms.stats.types import TYPES
 
 BOOT = 100
+
+@pytest.fixture(scope="module")
+def mixed_survey() -> tuple[dict, dict]:
+    """Two Gaussian 'models' of different shapes and one rank-one model."""
+    return mixed_survey_rows()
 
 
 @pytest.fixture(scope="module")
