@@ -227,6 +227,7 @@ def test_pickle_only_checkpoint_refused(tmp_path) -> None:
     assert not marker.exists()
 
 
+@pytest.mark.torch
 def test_pickle_opt_in_still_refuses_code(tmp_path) -> None:
     pytest.importorskip("torch")
     path = _llama_dir(tmp_path)

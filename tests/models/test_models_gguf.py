@@ -190,6 +190,7 @@ def test_permutation_matters(tmp_path) -> None:
     assert np.array_equal(unpermute_llamacpp(stored_k, 2), k[0])
 
 
+@pytest.mark.torch
 def test_unpermute_agrees_with_transformers(tmp_path) -> None:
     pytest.importorskip("torch")
     utils = pytest.importorskip("transformers.modeling_gguf_pytorch_utils")
