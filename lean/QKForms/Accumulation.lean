@@ -25,7 +25,7 @@ else is deterministic. This file proves the deterministic part along one sample 
 
 ## Main statements
 
-* `QKForms.accumulation_of_proportionalLobes` (`[qkforms:thm5]`, deterministic form): along a
+* `QKForms.accumulation_of_proportionalLobes` (Theorem 5, deterministic form): along a
   sample path `x, x' > 0` on which the conclusion of Lemma 6 holds
   (`lobeMisfit u v x x' n → 0`), every sequence of symmetric matrices with spectra
   `accumulationSpectrum u v x x' n (N n)` has `profile (S n) → accumulationLimit (u / v)`.
@@ -315,7 +315,8 @@ theorem accumulation_of_proportionalLobes {u v : ℝ} (hu : 0 < u) (hv : 0 < v) 
 /-- **Theorem 5 of the paper, almost-sure form from Lemma 6.** If `X, X' : ℕ → Ω → ℝ` are
 positive and the conclusion of Lemma 6 holds almost surely, then almost surely
 `profile (S n ω) → accumulationLimit (u / v)` for every choice of symmetric matrices `S n ω` with
-the spectra of Theorem 5. (Lemma 6 itself, the strong-law argument, is not formalized here.) -/
+the spectra of Theorem 5. (Lemma 6 itself, the strong-law argument, is not formalized here.)
+[qkforms:thm5] -/
 theorem accumulation_ae_of_proportionalLobes {Ω : Type*} [MeasurableSpace Ω]
     {P : MeasureTheory.Measure Ω} {u v : ℝ} (hu : 0 < u) (hv : 0 < v) {X X' : ℕ → Ω → ℝ}
     (hX : ∀ i ω, 0 < X i ω) (hX' : ∀ i ω, 0 < X' i ω) {N : ℕ → ℕ} (hN : ∀ n, 2 * n ≤ N n)
@@ -385,13 +386,15 @@ theorem accumulationLimit_mem_image_theta {ρ : ℝ} (hρ : 0 ≤ ρ) :
         max (-((1 - ρ) / Real.sqrt (1 + ρ ^ 2))) 0 ^ 2)
     rw [hb, hc, hd]
 
-/-- For `ρ ≤ 1` the limit lies on the edge `{a = 0, d = 0}` of `Δ₃`. -/
+/-- **Edge tracing (Theorem 5 of the paper)**: for `ρ ≤ 1` the limit lies on the edge
+`{a = 0, d = 0}` of `Δ₃`. [qkforms:thm5] -/
 theorem accumulationLimit_d_eq_zero {ρ : ℝ} (hρ : ρ ≤ 1) : (accumulationLimit ρ).2.2.2 = 0 := by
   show max (ρ - 1) 0 ^ 2 / (1 + ρ ^ 2) = 0
   rw [max_eq_right (by linarith : ρ - 1 ≤ 0)]
   ring
 
-/-- For `ρ ≥ 1` the limit lies on the edge `{a = 0, c = 0}` of `Δ₃`. -/
+/-- **Edge tracing (Theorem 5 of the paper)**: for `ρ ≥ 1` the limit lies on the edge
+`{a = 0, c = 0}` of `Δ₃`. [qkforms:thm5] -/
 theorem accumulationLimit_c_eq_zero {ρ : ℝ} (hρ : 1 ≤ ρ) : (accumulationLimit ρ).2.2.1 = 0 := by
   show max (1 - ρ) 0 ^ 2 / (1 + ρ ^ 2) = 0
   rw [max_eq_right (by linarith : 1 - ρ ≤ 0)]
