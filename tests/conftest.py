@@ -1,6 +1,6 @@
 """Shared pytest configuration: the hypothesis profiles.
 
-Profiles: ``ci`` (default; derandomized, 60 examples, no deadline, no example
+Profiles: ``ci`` (default; derandomized, 100 examples, no deadline, no example
 database, so every run draws the same examples) and ``dev`` (fewer examples for
 quick local runs). Select another with ``HYPOTHESIS_PROFILE=dev pytest``. Keep this
 file minimal; fixtures of one test area go in that area's own ``conftest.py``.
@@ -19,7 +19,7 @@ if settings is not None:
     settings.register_profile(
         "ci",
         derandomize=True,
-        max_examples=60,
+        max_examples=100,
         deadline=None,
         database=None,
         print_blob=True,
