@@ -178,6 +178,31 @@ def norm_gain(model: Any, layer: int) -> np.ndarray:
     return gamma
 
 
+# --------------------------------------------------------------------------- BLAS threads
+
+_CONTROLLER: Any = None
+
+
+def blas_single_thread() -> Any:
+    """Context manager limiting BLAS/LAPACK to one thread (no-op without threadpoolctl).
+
+    The survey's linear algebra is a batch of many small problems (2n x 2n eigenvalue
+    problems, n x N products): multi-threaded OpenBLAS gains little there and, when the
+    cores are shared with other work, its spinning threads slow such calls down by an
+    order of magnitude. Parallelism comes from ``--workers`` processes instead.
+    """
+    global _CONTROLLER
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:  # pragma: no cover - threadpoolctl is in the survey extra
+        from contextlib import nullcontext
+
+        return nullcontext()
+    if _CONTROLLER is None:
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER.limit(limits=1, user_api="blas")
+
+
 # --------------------------------------------------------------------------- one layer
 
 
@@ -261,11 +286,12 @@ def process_layer(
     n_q = int(W_Q.shape[0])
     if gamma is not None:
         W_Q, W_K = W_Q * gamma, W_K * gamma
-    sp = layer_spectra(W_Q, W_K, kv_index, keep_factors=keep_factors)
-    if failure is not None:
-        sp.ok[:] = False
-        sp.error[:] = [failure] * n_q
-    cols = head_columns(sp, N=N, n=n)
+    with blas_single_thread():
+        sp = layer_spectra(W_Q, W_K, kv_index, keep_factors=keep_factors)
+        if failure is not None:
+            sp.ok[:] = False
+            sp.error[:] = [failure] * n_q
+        cols = head_columns(sp, N=N, n=n)
     t1 = time.perf_counter()
     certified: list[bool | None] = [None] * n_q
     if exact:

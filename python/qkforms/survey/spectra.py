@@ -194,8 +194,12 @@ def spectra_from_factor(F: NDArray[np.float64], n: int) -> dict[str, NDArray[np.
     S = 0.5 * (L + np.swapaxes(L, 1, 2))
     T = 0.5 * (L - np.swapaxes(L, 1, 2))
     eig_S = np.linalg.eigvalsh(S)[:, ::-1]
-    # T is real skew: singular values come in equal pairs, keep one of each
-    sv_T = np.linalg.svd(T, compute_uv=False)[:, ::2][:, :n]
+    # T is real skew: its singular values come in equal pairs; they are the square
+    # roots of the eigenvalues of T^T T (keep one of each pair). Relative accuracy of a
+    # value s is about eps * (s_max / s)^2 (1e-9 for the smallest ratio on SmolLM2,
+    # 2e-4), at a third of the cost of an SVD.
+    TtT = np.matmul(np.swapaxes(T, 1, 2), T)
+    sv_T = np.sqrt(np.clip(np.linalg.eigvalsh(TtT)[:, ::-1][:, ::2][:, :n], 0.0, None))
     # nonzero singular values of L: rows n..2n of L vanish (K_red is zero beyond
     # column n), so they are the singular values of the n x 2n top block
     top = L[:, :n, :]

@@ -1,0 +1,169 @@
+"""Benchmark of ``qkforms survey`` against its I/O floor (not a test).
+
+Run: ``python benchmarks/survey_bench.py [--layers 40] [--keep DIR]``. In one run it
+
+1. writes a synthetic Mistral-Small-24B-shaped checkpoint (40 layers, 32 query / 8 KV
+   heads, N = 5120, n = 128, bf16, q/k tensors only, about 2.1 GB, Mistral
+   ``config.json``) into a temporary directory;
+2. measures the I/O floor: a fresh process that opens the checkpoint and merely reads
+   and decodes every layer's q/k tensors (``Model.layers()``), nothing else;
+3. runs ``qkforms survey`` on it in a fresh process (wall time, peak RSS of that
+   process) and reports survey / floor;
+4. does the same for SmolLM2-135M (``smollm2``; floor = dequantizing its q/k tensors);
+5. times exact certification (``qkforms.exact.head_signature``) per head on SmolLM2.
+
+The page cache is warmed by a first read before anything is timed, so the floor and
+the survey read from memory alike. Targets: 24B-shaped survey within 120 s and within
+2x its floor, peak RSS <= 1 GiB, exact <= 0.1 s/head.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = {**os.environ, "PYTHONPATH": str(ROOT / "python") + os.pathsep
+       + os.environ.get("PYTHONPATH", "")}
+
+FLOOR_SCRIPT = """
+import sys, time
+import qkforms.models as qm
+t0 = time.perf_counter()
+m = qm.load(sys.argv[1], checksum=False)
+for lw in m.layers():
+    pass
+print(time.perf_counter() - t0)
+"""
+
+
+def _run(cmd: list[str]) -> tuple[float, float, str]:
+    """Run a command in a fresh process: (wall seconds, peak RSS MiB, stdout)."""
+    code = (
+        "import resource, subprocess, sys, time, json\n"
+        "t = time.perf_counter()\n"
+        "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+        "wall = time.perf_counter() - t\n"
+        "rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024\n"
+        "print(json.dumps({'wall': wall, 'rss': rss, 'rc': p.returncode,"
+        " 'out': p.stdout, 'err': p.stderr[-2000:]}))\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code, *cmd], capture_output=True, text=True,
+                         env=ENV, check=True)
+    info = json.loads(res.stdout)
+    if info["rc"] != 0:
+        raise SystemExit(f"command failed: {' '.join(cmd)}\n{info['err']}")
+    return info["wall"], info["rss"], info["out"]
+
+
+def floor(source: str) -> tuple[float, float]:
+    """Wall time of a process that only reads+decodes the q/k tensors, and its RSS."""
+    wall, rss, _ = _run([sys.executable, "-c", FLOOR_SCRIPT, source])
+    return wall, rss
+
+
+def survey(source: str, out: Path, *extra: str) -> tuple[float, float, dict]:
+    wall, rss, _ = _run([sys.executable, "-m", "qkforms", "survey", source, "--out", str(out),
+                         "--no-progress", *extra])
+    manifest = json.loads((out / "manifest.json").read_text())
+    return wall, rss, manifest
+
+
+def exact_per_head(heads: int) -> float:
+    sys.path.insert(0, str(ROOT / "python"))
+    import qkforms.models as qm
+    from qkforms.exact import head_signature
+
+    m = qm.load("smollm2", checksum=False)
+    done = 0
+    t = 0.0
+    for lw in m.layers():
+        for hw in lw.heads():
+            t0 = time.perf_counter()
+            sig = head_signature(hw.W_Q, hw.W_K)
+            t += time.perf_counter() - t0
+            assert tuple(sig) == (m.info.n, m.info.n, m.info.N - 2 * m.info.n), sig
+            done += 1
+            if done == heads:
+                return t / done
+    return t / max(done, 1)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--layers", type=int, default=40, help="layers of the 24B-shaped model")
+    ap.add_argument("--keep", type=Path, default=None,
+                    help="reuse/keep the synthetic checkpoint in this directory")
+    ap.add_argument("--exact-heads", type=int, default=54)
+    args = ap.parse_args()
+    sys.path.insert(0, str(ROOT / "python"))
+    from qkforms.survey.synthetic import write_llama_checkpoint
+
+    tmp = Path(tempfile.mkdtemp(prefix="qkforms-bench-"))
+    ckpt = args.keep or tmp / "mistral-24b-shaped"
+    report: dict[str, float | str] = {}
+    if not (ckpt / "model.safetensors").exists():
+        t = time.perf_counter()
+        write_llama_checkpoint(ckpt, n_layers=args.layers, N=5120, n=128, n_q=32, n_kv=8,
+                               dtype="BF16", seed=0, name="synthetic Mistral-Small-24B shape")
+        report["write_checkpoint_s"] = time.perf_counter() - t
+    size = (ckpt / "model.safetensors").stat().st_size
+    report["checkpoint_GB"] = size / 1e9
+    floor(str(ckpt))  # warm the page cache
+    f1, f_rss = floor(str(ckpt))
+    s_wall, s_rss, man = survey(str(ckpt), tmp / "out-24b")
+    f2, _ = floor(str(ckpt))
+    io = min(f1, f2)
+    t = man["models"][0]["timings"]
+    report.update({
+        "24b_heads": man["models"][0]["heads"],
+        "24b_io_floor_s": io,
+        "24b_survey_wall_s": s_wall,
+        "24b_survey_layer_loop_s": t["wall_s"],
+        "24b_ratio_survey_over_floor": s_wall / io,
+        "24b_survey_peak_rss_MiB": s_rss,
+        "24b_floor_peak_rss_MiB": f_rss,
+        "24b_compute_s": t["compute_s"],
+        "24b_read_s_in_survey": t["read_s"],
+        "24b_write_s": t["write_s"],
+    })
+    floor("smollm2")
+    sf, _ = floor("smollm2")
+    sw, srss, sman = survey("smollm2", tmp / "out-smollm2")
+    report.update({
+        "smollm2_dequantize_floor_s": sf,
+        "smollm2_survey_wall_s": sw,
+        "smollm2_ratio": sw / sf,
+        "smollm2_peak_rss_MiB": srss,
+        "smollm2_balanced_ok": sman["models"][0]["heads"] - sman["models"][0]["failed"],
+    })
+    report["smollm2_exact_s_per_head"] = exact_per_head(args.exact_heads)
+    ew, _, eman = survey("smollm2", tmp / "out-smollm2-exact", "--exact")
+    report["smollm2_survey_exact_wall_s"] = ew
+    report["smollm2_survey_exact_s_per_head"] = (
+        eman["models"][0]["timings"]["exact_s"] / eman["models"][0]["heads"])
+    width = max(len(k) for k in report)
+    for k, v in report.items():
+        print(f"{k:<{width}}  {v:.3f}" if isinstance(v, float) else f"{k:<{width}}  {v}")
+    targets = {
+        "24B survey <= 120 s": report["24b_survey_wall_s"] <= 120,
+        "24B survey <= 2x floor": report["24b_ratio_survey_over_floor"] <= 2,
+        "24B peak RSS <= 1 GiB": report["24b_survey_peak_rss_MiB"] <= 1024,
+        "exact <= 0.1 s/head": report["smollm2_exact_s_per_head"] <= 0.1,
+    }
+    for k, ok in targets.items():
+        print(f"target {k}: {'met' if ok else 'NOT met'}")
+    if args.keep is None:
+        import shutil
+
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,154 @@
+"""Synthetic Llama/Mistral-style checkpoints for tests and benchmarks.
+
+:func:`write_llama_checkpoint` writes a Hugging Face model directory (``config.json``
+plus one ``model.safetensors``) holding only the query/key projections (and,
+optionally, the ``input_layernorm`` gains) of a decoder with grouped-query attention.
+Weights are iid Gaussian, generated and written one layer at a time (memory stays at
+one layer), stored as ``BF16`` or ``F32``. Individual heads can be made to fail on
+purpose: ``nan_heads`` puts a NaN into a query head, ``degenerate_heads`` copies the
+key head into the query head (``W_Q = W_K``, so the stacked map has rank n < 2n).
+
+Examples
+--------
+>>> import tempfile
+>>> from qkforms.survey.synthetic import write_llama_checkpoint
+>>> d = write_llama_checkpoint(tempfile.mkdtemp(), n_layers=2, N=32, n=4, n_q=4, n_kv=2)
+>>> import qkforms.models as qm
+>>> m = qm.load(d)
+>>> m.info.n_layers, m.info.n_q, m.info.n_kv, m.info.dtype
+(2, 4, 2, 'bfloat16')
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["to_bfloat16_bits", "write_llama_checkpoint"]
+
+
+def to_bfloat16_bits(x: np.ndarray) -> np.ndarray:
+    """Round float32 values to bfloat16 (nearest, ties to even); return the uint16 bits.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms.survey.synthetic import to_bfloat16_bits
+    >>> to_bfloat16_bits(np.array([1.0, -2.0, 1.00390625], dtype=np.float32)).tolist()
+    [16256, 49152, 16256]
+    """
+    u = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
+    rounded = u + np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1))
+    return (rounded >> np.uint32(16)).astype(np.uint16)
+
+
+def write_llama_checkpoint(
+    path: str | os.PathLike[str],
+    *,
+    n_layers: int,
+    N: int,
+    n: int,
+    n_q: int,
+    n_kv: int,
+    dtype: str = "BF16",
+    seed: int = 0,
+    model_type: str = "mistral",
+    rope_theta: float = 1e8,
+    norms: bool = False,
+    nan_heads: Iterable[tuple[int, int]] = (),
+    degenerate_heads: Iterable[tuple[int, int]] = (),
+    name: str | None = None,
+) -> Path:
+    """Write a synthetic q/k-only checkpoint; return its directory.
+
+    Parameters
+    ----------
+    path : path
+        Directory to create (or reuse).
+    n_layers, N, n, n_q, n_kv : int
+        Layers, residual dimension, head dimension, query and key/value heads.
+    dtype : {"BF16", "F32"}
+    seed : int
+    model_type : str
+        ``"mistral"`` or ``"llama"``.
+    rope_theta : float
+    norms : bool
+        Also write ``input_layernorm.weight`` gains (positive, around 1).
+    nan_heads, degenerate_heads : iterable of (layer, query head)
+    name : str, optional
+        ``_name_or_path`` in the config (the model's display name).
+
+    Returns
+    -------
+    Path
+    """
+    if dtype not in ("BF16", "F32"):
+        raise ValueError(f"dtype must be 'BF16' or 'F32', got {dtype!r}")
+    out = Path(path)
+    out.mkdir(parents=True, exist_ok=True)
+    nan_set = set(nan_heads)
+    degen = set(degenerate_heads)
+    group = n_q // n_kv
+    config = {
+        "architectures": ["MistralForCausalLM" if model_type == "mistral" else "LlamaForCausalLM"],
+        "model_type": model_type,
+        "_name_or_path": name or f"synthetic-{model_type}-{n_layers}x{n_q}q{n_kv}kv-{N}-{n}",
+        "hidden_size": N,
+        "num_attention_heads": n_q,
+        "num_key_value_heads": n_kv,
+        "head_dim": n,
+        "num_hidden_layers": n_layers,
+        "intermediate_size": 4 * N,
+        "vocab_size": 32,
+        "rope_theta": rope_theta,
+        "rms_norm_eps": 1e-5,
+        "max_position_embeddings": 4096,
+        "torch_dtype": "bfloat16" if dtype == "BF16" else "float32",
+    }
+    (out / "config.json").write_text(json.dumps(config, indent=1), encoding="utf-8")
+    itemsize = 2 if dtype == "BF16" else 4
+    tensors: list[tuple[str, tuple[int, ...]]] = []
+    for layer in range(n_layers):
+        base = f"model.layers.{layer}"
+        tensors.append((f"{base}.self_attn.q_proj.weight", (n_q * n, N)))
+        tensors.append((f"{base}.self_attn.k_proj.weight", (n_kv * n, N)))
+        if norms:
+            tensors.append((f"{base}.input_layernorm.weight", (N,)))
+    header: dict[str, object] = {"__metadata__": {"format": "pt"}}
+    offset = 0
+    for tname, shape in tensors:
+        size = int(np.prod(shape)) * itemsize
+        header[tname] = {
+            "dtype": dtype, "shape": list(shape), "data_offsets": [offset, offset + size],
+        }
+        offset += size
+    head = json.dumps(header).encode("utf-8")
+    head += b" " * (-len(head) % 8)
+    rng = np.random.default_rng(seed)
+    scale = np.float32(1.0 / np.sqrt(N))
+
+    def encode(a: np.ndarray) -> bytes:
+        return (to_bfloat16_bits(a) if dtype == "BF16" else a.astype("<f4")).tobytes()
+
+    with open(out / "model.safetensors", "wb") as f:
+        f.write(len(head).to_bytes(8, "little"))
+        f.write(head)
+        for layer in range(n_layers):
+            q = rng.standard_normal((n_q, n, N), dtype=np.float32) * scale
+            k = rng.standard_normal((n_kv, n, N), dtype=np.float32) * scale
+            for lay, h in degen:
+                if lay == layer:
+                    q[h] = k[h // group]
+            for lay, h in nan_set:
+                if lay == layer:
+                    q[h, 0, 0] = np.nan
+            f.write(encode(q.reshape(n_q * n, N)))
+            f.write(encode(k.reshape(n_kv * n, N)))
+            if norms:
+                gamma = (1.0 + 0.1 * rng.standard_normal(N)).astype(np.float32)
+                f.write(encode(gamma))
+    return out
