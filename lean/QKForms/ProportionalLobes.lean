@@ -113,9 +113,11 @@ theorem getD_reverse_of_lt (l : List ℝ) {j : ℕ} (hj : j < l.length) :
     l.reverse.getD j 0 = l.getD (l.length - 1 - j) 0 := by
   have h1 : j < l.reverse.length := by rw [List.length_reverse]; exact hj
   have h2 : l.length - 1 - j < l.length := by omega
-  rw [List.getD_eq_getElem?_getD, List.getElem?_eq_getElem h1, Option.getD_some,
-    List.getD_eq_getElem?_getD, List.getElem?_eq_getElem h2, Option.getD_some,
-    List.getElem_reverse]
+  first
+  | rw [List.getD_eq_getElem?_getD, List.getElem?_eq_getElem h1, Option.getD_some,
+      List.getD_eq_getElem?_getD, List.getElem?_eq_getElem h2, Option.getD_some,
+      List.getElem_reverse]
+  | rw [List.getD_eq_getElem _ _ h1, List.getD_eq_getElem _ _ h2, List.getElem_reverse]
 
 /-- `Σ_{j < length} f (l[j]) = Σ f` over the list. -/
 theorem sum_range_getD_eq (f : ℝ → ℝ) :
@@ -124,8 +126,10 @@ theorem sum_range_getD_eq (f : ℝ → ℝ) :
   | a :: l => by
       rw [List.length_cons, Finset.sum_range_succ', List.map_cons, List.sum_cons,
         ← sum_range_getD_eq f l]
-      simp only [List.getD_cons_succ, List.getD_cons_zero]
-      ring
+      first
+      | (simp only [List.getD_cons_succ, List.getD_cons_zero]; ring)
+      | (simp; ring)
+      | simp [add_comm]
 
 /-- Past the end, the sorted entries are `0`. -/
 theorem sortedEntry_eq_zero_of_card_le {s : Multiset ℝ} {j : ℕ} (h : Multiset.card s ≤ j) :
