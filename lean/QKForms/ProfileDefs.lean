@@ -354,7 +354,7 @@ theorem eigs_diagonal (d : ι → ℝ) : eigs (diagonal d) = Multiset.map d Fins
   -- `Polynomial.roots_multiset_prod_X_sub_C` (Mathlib/Algebra/Polynomial/Roots.lean)
   rw [Matrix.charpoly_diagonal, Finset.prod_eq_multiset_prod,
     ← Polynomial.roots_multiset_prod_X_sub_C (Multiset.map d Finset.univ.val), Multiset.map_map]
-  rfl
+  all_goals rfl
 
 /-- The eigenvalues of `V diag(d) Vᵀ`, `V` orthogonal, are the entries of `d`. -/
 theorem eigs_conj_diagonal {V : Matrix ι ι ℝ} (hV : Vᵀ * V = 1) (d : ι → ℝ) :
@@ -397,6 +397,8 @@ theorem spectral_real {S : Matrix ι ι ℝ} (hS : S.IsHermitian) :
   first
   | exact h
   | (rw [Unitary.conjStarAlgAut_apply] at h; exact h)
+  | (simp only [Unitary.conjStarAlgAut_apply, Unitary.coe_star, RCLike.ofReal_real_eq_id,
+      Function.id_comp] at h; exact h)
 
 /-- For a symmetric real matrix, `‖S‖² = ∑ i, λ_i²`. -/
 theorem frobSq_eq_sum_sq_eigenvalues {S : Matrix ι ι ℝ} (hS : S.IsHermitian) :
@@ -409,14 +411,14 @@ theorem frobSq_eq_sum_sq_eigs {S : Matrix ι ι ℝ} (hS : S.IsHermitian) :
     frobSq S = ((eigs S).map (· ^ 2)).sum := by
   rw [frobSq_eq_sum_sq_eigenvalues hS, eigs_eq_map_eigenvalues hS, Multiset.map_map,
     Finset.sum_eq_multiset_sum]
-  rfl
+  all_goals rfl
 
 /-- Reindexing the values of a function by an equivalence does not change their multiset. -/
 theorem map_univ_val_comp_equiv {α β : Type*} [Fintype α] [Fintype β] (e : α ≃ β)
     (f : β → ℝ) : Multiset.map (f ∘ e) Finset.univ.val = Multiset.map f Finset.univ.val := by
   -- `Finset.map_univ_equiv`, `Finset.map_val`, `Multiset.map_map`
   conv_rhs => rw [← Finset.map_univ_equiv e, Finset.map_val, Multiset.map_map]
-  rfl
+  all_goals rfl
 
 /-- The equivalence `Fin N ≃ ι` through which Mathlib indexes the eigenvalues
 (`Matrix.IsHermitian.eigenvalues`, Mathlib/Analysis/Matrix/Spectrum.lean). -/
