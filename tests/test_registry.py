@@ -171,3 +171,22 @@ def test_docs_pages_exist() -> None:
             assert r.id in entries, f"{r.id}: no entry in docs/results.toml for {page}"
         else:
             assert (ROOT / page).is_file(), f"{r.id}: docs page {page} does not exist"
+
+
+def test_property_tests_named_for_an_id_are_registered_for_it() -> None:
+    """A ``test_<id>_*`` function in ``tests/test_properties_*.py`` belongs to that id's row."""
+    import ast
+
+    registered = {r.id: set(r.property_tests) for r in RESULTS}
+    unregistered = []
+    for path in sorted((ROOT / "tests").glob("test_properties_*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:
+            if not isinstance(node, ast.FunctionDef):
+                continue
+            for r in RESULTS:
+                if node.name.startswith("test_" + r.id.replace(".", "_") + "_"):
+                    node_id = f"tests/{path.name}::{node.name}"
+                    if node_id not in registered[r.id]:
+                        unregistered.append(f"{node_id} (id {r.id})")
+    assert unregistered == []

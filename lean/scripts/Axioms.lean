@@ -11,9 +11,9 @@ and accepts only the axioms `propext`, `Classical.choice` and `Quot.sound`.
 -/
 
 -- lemma5: Lemma 5, symmetric/skew energy identities
-#print axioms QKForms.frobSq_eq_frobSq_symPart_add_frobSq_skewPart
 #print axioms QKForms.frobSq_symPart_eq
 #print axioms QKForms.frobSq_skewPart_eq
+#print axioms QKForms.frobSq_eq_frobSq_symPart_add_frobSq_skewPart
 #print axioms QKForms.frobSq_symPart_div_frobSq
 #print axioms QKForms.frobSq_skewPart_div_frobSq
 #print axioms QKForms.lemma5_energy_identities
@@ -36,3 +36,55 @@ and accepts only the axioms `propext`, `Classical.choice` and `Quot.sound`.
 #print axioms QKForms.signature_symPart_of_surjective
 #print axioms QKForms.signature_symPart_of_surjective_fin
 #print axioms QKForms.signature_gram_of_surjective
+
+-- def6: Definition 6, profile map: scale, sign, transpose and orthogonal invariance
+#print axioms QKForms.profile_coords_nonneg
+#print axioms QKForms.profile_coords_sum_eq_one
+#print axioms QKForms.profile_transpose
+#print axioms QKForms.profile_conj_orthogonal
+#print axioms QKForms.profile_neg
+#print axioms QKForms.profile_smul_of_pos
+#print axioms QKForms.profile
+
+-- lemma4: Lemma 4, profile scale
+#print axioms QKForms.profile_scale
+
+-- prop4: Proposition 4, rank-one profiles and the family Theta
+#print axioms QKForms.profile_of_eq_vecMulVec
+#print axioms QKForms.profile_of_eq_vecMulVec_of_frobSq_eq_one
+#print axioms QKForms.image_profile_rankOne_eq_Theta
+
+-- thm4.simplex: Theorem 4, profile coordinates are nonnegative and sum to 1
+#print axioms QKForms.profile_mem_simplex
+
+-- thm4.a_face: Theorem 4 (1), a = 0 iff symmetric, a = 1 iff antisymmetric
+#print axioms QKForms.profileA_eq_zero_iff
+#print axioms QKForms.profileA_eq_one_iff
+
+-- thm4.b_face: Theorem 4 (2), b = 0 iff S semidefinite, b = 1 iff symmetric with alpha = beta
+#print axioms QKForms.profileB_eq_zero_iff
+#print axioms QKForms.profileB_eq_one_iff
+
+-- thm4.d_face: Theorem 4 (3), d = 0 iff alpha >= beta iff S = H + P; d = 1 iff symmetric NSD
+#print axioms QKForms.profileD_eq_zero_iff_lobes
+#print axioms QKForms.exists_decomp_of_profileD_eq_zero
+#print axioms QKForms.profileD_eq_one_iff
+
+-- thm4.c_face: Theorem 4 (4), c = 0 iff beta >= alpha iff S = H - P; c = 1 iff symmetric PSD
+#print axioms QKForms.profileC_eq_zero_iff_lobes
+#print axioms QKForms.exists_decomp_of_profileC_eq_zero
+#print axioms QKForms.profileC_eq_one_iff
+
+-- thm4.empty_edge: Theorem 4, no L has b = 0 with c > 0 and d > 0
+#print axioms QKForms.not_profileB_eq_zero_and_pos_and_pos
+
+-- thm5: Theorem 5, accumulation on Theta
+#print axioms QKForms.accumulation_of_proportionalLobes
+#print axioms QKForms.accumulation_ae_of_proportionalLobes
+#print axioms QKForms.accumulationLimit_mem_image_theta
+#print axioms QKForms.accumulationLimit_d_eq_zero
+#print axioms QKForms.accumulationLimit_c_eq_zero
+#print axioms QKForms.strictMonoOn_edgeB
+#print axioms QKForms.strictAntiOn_edgeB
+#print axioms QKForms.bijOn_edgeB_Ioc
+#print axioms QKForms.bijOn_edgeB_Ici

@@ -111,7 +111,9 @@ def _check(result_id: str) -> str:
     return f"qkforms.checks:{check_function_name(result_id)}"
 
 
-_PROPS = "tests/test_properties_"
+def _props(topic: str, *names: str) -> tuple[str, ...]:
+    """Node ids of property tests in ``tests/test_properties_<topic>.py``."""
+    return tuple(f"tests/test_properties_{topic}.py::{n}" for n in names)
 
 #: Every registered result, in the order of docs/architecture.md §1.
 RESULTS: tuple[Result, ...] = (
@@ -120,15 +122,20 @@ RESULTS: tuple[Result, ...] = (
         paper="Lemma 5",
         title="symmetric/skew energy identities",
         lean=(
-            "QKForms.frobSq_eq_frobSq_symPart_add_frobSq_skewPart",
             "QKForms.frobSq_symPart_eq",
             "QKForms.frobSq_skewPart_eq",
+            "QKForms.frobSq_eq_frobSq_symPart_add_frobSq_skewPart",
             "QKForms.frobSq_symPart_div_frobSq",
             "QKForms.frobSq_skewPart_div_frobSq",
             "QKForms.lemma5_energy_identities",
         ),
         lean_file="lean/QKForms/EnergyIdentities.lean",
         check=_check("lemma5"),
+        property_tests=_props(
+            "energy",
+            "test_lemma5_energy_identities",
+            "test_lemma5_head_trace",
+        ),
     ),
     Result(
         id="lemma3",
@@ -141,6 +148,11 @@ RESULTS: tuple[Result, ...] = (
         ),
         lean_file="lean/QKForms/RankBalance.lean",
         check=_check("lemma3"),
+        property_tests=_props(
+            "signature",
+            "test_lemma3_rank_bound",
+            "test_lemma3_float_and_exact_signatures_agree_on_known_spectra",
+        ),
     ),
     Result(
         id="lemma2",
@@ -154,6 +166,11 @@ RESULTS: tuple[Result, ...] = (
         ),
         lean_file="lean/QKForms/PairingBound.lean",
         check=_check("lemma2"),
+        property_tests=_props(
+            "pairing",
+            "test_lemma2_float_bound_and_closed_form",
+            "test_lemma2_exact_bound_and_equality",
+        ),
     ),
     Result(
         id="lemma10",
@@ -164,6 +181,12 @@ RESULTS: tuple[Result, ...] = (
         ),
         lean_file="lean/QKForms/GramForm.lean",
         check=_check("lemma10"),
+        property_tests=_props(
+            "signature",
+            "test_lemma10_gram_route_identities",
+            "test_lemma10_identities_hold_for_degenerate_heads",
+            "test_lemma10_float_gram_spectrum_matches_dense",
+        ),
     ),
     Result(
         id="thm3",
@@ -176,78 +199,164 @@ RESULTS: tuple[Result, ...] = (
         ),
         lean_file="lean/QKForms/BalancedSignature.lean",
         check=_check("thm3"),
+        property_tests=_props(
+            "signature",
+            "test_thm3_surjective_heads_are_balanced",
+            "test_thm3_degenerate_heads_are_not_balanced",
+            "test_thm3_float_weights",
+        ),
     ),
     Result(
         id="def6",
         paper="Definition 6",
         title="profile map: scale, sign, transpose and orthogonal invariance",
-        lean=(),
+        lean=(
+            "QKForms.profile_coords_nonneg",
+            "QKForms.profile_coords_sum_eq_one",
+            "QKForms.profile_transpose",
+            "QKForms.profile_conj_orthogonal",
+            "QKForms.profile_neg",
+            "QKForms.profile_smul_of_pos",
+            "QKForms.profile",
+        ),
         lean_file="lean/QKForms/Profile.lean",
         check=_check("def6"),
+        property_tests=_props(
+            "profile",
+            "test_def6_float_profile_matches_exact",
+            "test_def6_invariances_exact",
+            "test_def6_invariances_float",
+            "test_def6_reduced_head_profile_matches_dense",
+        ),
     ),
     Result(
         id="lemma4",
         paper="Lemma 4",
         title="profile scale",
-        lean=(),
+        lean=(
+            "QKForms.profile_scale",
+        ),
         lean_file="lean/QKForms/Profile.lean",
         check=_check("lemma4"),
+        property_tests=_props(
+            "profile",
+            "test_lemma4_profile_scale_exact",
+            "test_lemma4_profile_scale_float",
+        ),
     ),
     Result(
         id="prop4",
         paper="Proposition 4",
         title="rank-one profiles and the family Theta",
-        lean=(),
+        lean=(
+            "QKForms.profile_of_eq_vecMulVec",
+            "QKForms.profile_of_eq_vecMulVec_of_frobSq_eq_one",
+            "QKForms.image_profile_rankOne_eq_Theta",
+        ),
         lean_file="lean/QKForms/RankOne.lean",
         check=_check("prop4"),
+        property_tests=_props(
+            "profile",
+            "test_prop4_rank_one_float",
+            "test_prop4_rank_one_exact",
+            "test_prop4_theta_round_trip",
+        ),
     ),
     Result(
         id="thm4.simplex",
         paper="Theorem 4",
         title="profile coordinates are nonnegative and sum to 1",
-        lean=(),
+        lean=(
+            "QKForms.profile_mem_simplex",
+        ),
         lean_file="lean/QKForms/ProfileFaces.lean",
         check=_check("thm4.simplex"),
+        property_tests=_props(
+            "faces",
+            "test_thm4_simplex_float",
+            "test_thm4_simplex_exact",
+        ),
     ),
     Result(
         id="thm4.a_face",
         paper="Theorem 4 (1)",
         title="a = 0 iff symmetric, a = 1 iff antisymmetric",
-        lean=(),
+        lean=(
+            "QKForms.profileA_eq_zero_iff",
+            "QKForms.profileA_eq_one_iff",
+        ),
         lean_file="lean/QKForms/ProfileFaces.lean",
         check=_check("thm4.a_face"),
+        property_tests=_props(
+            "faces",
+            "test_thm4_a_face_float",
+            "test_thm4_a_face_exact",
+        ),
     ),
     Result(
         id="thm4.b_face",
         paper="Theorem 4 (2)",
         title="b = 0 iff S semidefinite, b = 1 iff symmetric with alpha = beta",
-        lean=(),
+        lean=(
+            "QKForms.profileB_eq_zero_iff",
+            "QKForms.profileB_eq_one_iff",
+        ),
         lean_file="lean/QKForms/ProfileFaces.lean",
         check=_check("thm4.b_face"),
+        property_tests=_props(
+            "faces",
+            "test_thm4_b_face_float_semidefinite",
+            "test_thm4_b_face_exact_vertex",
+        ),
     ),
     Result(
         id="thm4.d_face",
         paper="Theorem 4 (3)",
         title="d = 0 iff alpha >= beta iff S = H + P; d = 1 iff symmetric NSD",
-        lean=(),
+        lean=(
+            "QKForms.profileD_eq_zero_iff_lobes",
+            "QKForms.exists_decomp_of_profileD_eq_zero",
+            "QKForms.profileD_eq_one_iff",
+        ),
         lean_file="lean/QKForms/ProfileFaces.lean",
         check=_check("thm4.d_face"),
+        property_tests=_props(
+            "faces",
+            "test_thm4_d_face_exact",
+            "test_thm4_d_face_float_vertex_and_weyl",
+        ),
     ),
     Result(
         id="thm4.c_face",
         paper="Theorem 4 (4)",
         title="c = 0 iff beta >= alpha iff S = H - P; c = 1 iff symmetric PSD",
-        lean=(),
+        lean=(
+            "QKForms.profileC_eq_zero_iff_lobes",
+            "QKForms.exists_decomp_of_profileC_eq_zero",
+            "QKForms.profileC_eq_one_iff",
+        ),
         lean_file="lean/QKForms/ProfileFaces.lean",
         check=_check("thm4.c_face"),
+        property_tests=_props(
+            "faces",
+            "test_thm4_c_face_float_vertex",
+            "test_thm4_c_face_exact",
+        ),
     ),
     Result(
         id="thm4.empty_edge",
         paper="Theorem 4",
         title="no L has b = 0 with c > 0 and d > 0",
-        lean=(),
+        lean=(
+            "QKForms.not_profileB_eq_zero_and_pos_and_pos",
+        ),
         lean_file="lean/QKForms/ProfileFaces.lean",
         check=_check("thm4.empty_edge"),
+        property_tests=_props(
+            "faces",
+            "test_thm4_empty_edge_float",
+            "test_thm4_empty_edge_exact",
+        ),
     ),
     Result(
         id="lemma6",
@@ -256,68 +365,129 @@ RESULTS: tuple[Result, ...] = (
         lean=(),
         lean_file="lean/QKForms/ProportionalLobes.lean",
         check=_check("lemma6"),
+        property_tests=_props(
+            "accumulation",
+            "test_lemma6_layer_cake_identity",
+            "test_lemma6_sorted_pairing_is_maximal",
+            "test_lemma6_departure_is_scale_free_and_zero_on_copies",
+        ),
     ),
     Result(
         id="thm5",
         paper="Theorem 5",
         title="accumulation on Theta",
-        lean=(),
+        lean=(
+            "QKForms.accumulation_of_proportionalLobes",
+            "QKForms.accumulation_ae_of_proportionalLobes",
+            "QKForms.accumulationLimit_mem_image_theta",
+            "QKForms.accumulationLimit_d_eq_zero",
+            "QKForms.accumulationLimit_c_eq_zero",
+            "QKForms.strictMonoOn_edgeB",
+            "QKForms.strictAntiOn_edgeB",
+            "QKForms.bijOn_edgeB_Ioc",
+            "QKForms.bijOn_edgeB_Ici",
+        ),
         lean_file="lean/QKForms/Accumulation.lean",
         check=_check("thm5"),
+        property_tests=_props(
+            "accumulation",
+            "test_thm5_deterministic_estimates",
+            "test_thm5_limit_point_float_core_and_theta",
+            "test_thm5_profiles_of_exactly_proportional_lobes",
+        ),
     ),
     Result(
         id="cor1",
         paper="Corollary 1",
         title="iid square baseline",
         check=_check("cor1"),
+        property_tests=_props(
+            "energy",
+            "test_cor1_moments_any_centred_law",
+        ),
     ),
     Result(
         id="cor2",
         paper="Corollary 2",
         title="random QK-product baseline",
         check=_check("cor2"),
+        property_tests=_props(
+            "energy",
+            "test_cor2_moments_any_centred_laws",
+        ),
     ),
     Result(
         id="prop5",
         paper="Proposition 5",
         title="low-rank symmetric energy",
         check=_check("prop5"),
+        property_tests=_props(
+            "energy",
+            "test_prop5_symmetric_laws_conditional_ratio",
+            "test_prop5_gaussian_mean_ratio",
+        ),
     ),
     Result(
         id="lemma7",
         paper="Lemma 7",
         title="bimodal identities",
         check=_check("lemma7"),
+        property_tests=_props(
+            "pairing",
+            "test_lemma7_bimodal_identities",
+        ),
     ),
     Result(
         id="lemma8",
         paper="Lemma 8",
         title="bimodal involution",
         check=_check("lemma8"),
+        property_tests=_props(
+            "pairing",
+            "test_lemma8_involution",
+            "test_lemma8_fixed_points_have_pairing_one",
+        ),
     ),
     Result(
         id="lemma9",
         paper="Lemma 9",
         title="O/E/R moments",
         check=_check("lemma9"),
+        property_tests=_props(
+            "pairing",
+            "test_lemma9_moments",
+        ),
     ),
     Result(
         id="lemma1",
         paper="Lemma 1",
         title="biaffine decomposition",
         check=_check("lemma1"),
+        property_tests=_props(
+            "attention",
+            "test_lemma1_biaffine_decomposition",
+        ),
     ),
     Result(
         id="prop1",
         paper="Proposition 1",
         title="RoPE-like classification",
         check=_check("prop1"),
+        property_tests=_props(
+            "attention",
+            "test_prop1_rope_like_iff_powers",
+        ),
     ),
     Result(
         id="prop3",
         paper="Proposition 3",
         title="homogenization",
         check=_check("prop3"),
+        property_tests=_props(
+            "attention",
+            "test_prop3_homogenized_scores_exact",
+            "test_prop3_float_homogenized_form",
+        ),
     ),
 )
 
