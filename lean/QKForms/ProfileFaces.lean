@@ -146,7 +146,7 @@ theorem lobeCross_eq_zero_of_left {k : ℕ} {α β : Fin k → ℝ} (h : ∀ j, 
   unfold lobeCross
   apply Finset.sum_eq_zero
   intro j _
-  rw [h j, zero_mul]
+  rw [h j, _root_.zero_mul]
 
 theorem lobeCross_eq_zero_of_right {k : ℕ} {α β : Fin k → ℝ} (h : ∀ j, β j = 0) :
     lobeCross α β = 0 := by

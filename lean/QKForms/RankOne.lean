@@ -214,7 +214,7 @@ theorem profile_coords_of_eq_vecMulVec {L : Matrix ι ι ℝ} {u v : ι → ℝ}
   have hX : lobeCross (posLobe L) (negLobe L) = posLobe L k0 * negLobe L k0 :=
     single (fun j => posLobe L j * negLobe L j) (fun j hj => by
       show posLobe L j * negLobe L j = 0
-      rw [hα0 j hj, zero_mul])
+      rw [hα0 j hj, _root_.zero_mul])
   have hC : lobeExcess (posLobe L) (negLobe L) = max (posLobe L k0 - negLobe L k0) 0 ^ 2 :=
     single (fun j => max (posLobe L j - negLobe L j) 0 ^ 2) (fun j hj => by
       show max (posLobe L j - negLobe L j) 0 ^ 2 = 0
@@ -292,7 +292,7 @@ theorem profile_of_eq_vecMulVec_of_frobSq_eq_one {L : Matrix ι ι ℝ} {u v : �
     intro h0
     rw [h0, frobSq_zero_matrix] at h1
     exact zero_ne_one h1
-  rw [profile_of_eq_vecMulVec hLuv hL, h1, mul_one, div_one, div_one]
+  rw [profile_of_eq_vecMulVec hLuv hL, h1, _root_.mul_one, div_one, div_one]
 
 end Formula
 
