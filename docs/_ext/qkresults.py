@@ -131,7 +131,10 @@ def status_of(verify: dict[str, Any] | None, rid: str) -> str:
     for row in verify.get("results", []):
         if row.get("id") == rid:
             keys = [k for k in ("lean", "exact", "property", "verdict") if k in row]
-            cells = " | ".join(str(row[k]) for k in keys)
+            # the verify JSON (schema qkforms.verify/1) nests each column as {"status": ...}
+            cells = " | ".join(
+                str(row[k]["status"] if isinstance(row[k], dict) else row[k]) for k in keys
+            )
             return (
                 f"Latest `qkforms verify` ({verify.get('generated', 'date unknown')}):\n\n"
                 f"| {' | '.join(keys)} |\n|{'---|' * len(keys)}\n| {cells} |"
