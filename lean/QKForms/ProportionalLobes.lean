@@ -31,12 +31,18 @@ the deterministic facts about decreasing sorts that the accumulation theorem (Th
 * `QKForms.Sorting.sum_fin_sortedEntry`, `QKForms.Sorting.sum_fin_sortedEntry₂`: sums over the
   zero-padded sort do not depend on the amount of padding.
 * `QKForms.sum_sq_sampleLobe`: `‖α_n‖² = ∑_{i<n} (c x_i)²` (sorting does not change the
-  sum of squares).
+  sum of squares); `QKForms.sampleLobe_eq_mul`: `sort(c x) = c · sort(x)` for `c ≥ 0`.
+* `QKForms.lobeMisfit_eq` and `QKForms.tendsto_lobeMisfit_of_moments` (deterministic reduction
+  of Lemma 6): the misfit tends to `0` along every sample path on which `(1/n) ∑ x_i²`,
+  `(1/n) ∑ x'_i²` and the sorted cross term `⟨Y_n, Y'_n⟩/n` have a common positive limit.
 
 ## Status of Lemma 6
 
-The almost-sure statement of Lemma 6 itself (the strong-law argument) is **not** formalized in
-this library yet; no declaration carries the tag of Lemma 6. Theorem 5 is proved from the
+The almost-sure statement of Lemma 6 itself is **not** formalized in this library yet; no
+declaration carries the tag of Lemma 6. What is missing is probabilistic: the strong law for
+`(1/n) ∑ X_i²` (Mathlib's `ProbabilityTheory.strong_law_ae`, with the independence and
+identical-distribution hypotheses transported from the encoding of THEORY §2) and, above all,
+the almost-sure limit `⟨Y_n, Y'_n⟩/n → E X²` of the sorted cross term. Theorem 5 is proved from the
 conclusion of Lemma 6 along each sample path, as the deterministic theorem
 `QKForms.accumulation_of_proportionalLobes` (`QKForms/Accumulation.lean`).
 
@@ -254,5 +260,102 @@ theorem sum_sq_sampleLobe (c : ℝ) (x : ℕ → ℝ) (n : ℕ) :
     (N := n) (le_of_eq (card_scaledSample c x n))
   rw [sum_map_scaledSample] at h
   exact h
+
+
+/-! ### Deterministic reduction of Lemma 6
+
+With `Y_n = sampleLobe 1 x n`, `Y'_n = sampleLobe 1 x' n` (the sorted unscaled samples),
+`‖β_n - ρ α_n‖ / ‖α_n‖ = (u/v) ‖Y'_n - Y_n‖ / ‖Y_n‖` and
+`‖Y'_n - Y_n‖² = ‖Y'_n‖² + ‖Y_n‖² - 2 ⟨Y_n, Y'_n⟩`. Hence Lemma 6 holds along every sample
+path on which the three averages `‖Y_n‖²/n = (1/n) ∑_{i<n} x_i²`, `‖Y'_n‖²/n` and
+`⟨Y_n, Y'_n⟩/n` have the same positive limit (`tendsto_lobeMisfit_of_moments`). The first two
+are strong-law averages; the almost-sure limit of the cross term (the comonotone coupling of
+the paper's proof) is the part of Lemma 6 that is not formalized here. -/
+
+/-- Sorting commutes with scaling by `c ≥ 0`: `sort(c x) = c · sort(x)`. -/
+theorem sampleLobe_eq_mul {c : ℝ} (hc : 0 ≤ c) (x : ℕ → ℝ) (n : ℕ) (j : Fin n) :
+    sampleLobe c x n j = c * sampleLobe 1 x n j := by
+  have hs : scaledSample c x n = (scaledSample 1 x n).map (fun y => c * y) := by
+    unfold scaledSample
+    rw [Multiset.map_map]
+    exact Multiset.map_congr rfl fun i _ => by
+      show c * x i = c * (1 * x i)
+      ring
+  have hf : Monotone (fun y : ℝ => c * y) := fun a b h => mul_le_mul_of_nonneg_left h hc
+  have hf0 : (fun y : ℝ => c * y) 0 = 0 := mul_zero c
+  show (sortDesc (scaledSample c x n)).getD (j : ℕ) 0
+    = c * (sortDesc (scaledSample 1 x n)).getD (j : ℕ) 0
+  rw [hs, sortDesc_map_of_monotone hf, getD_map_of_map_zero (f := fun y : ℝ => c * y) hf0]
+
+/-- The misfit of Lemma 6 through the unscaled sorted samples:
+`‖β_n - (u/v) α_n‖ / ‖α_n‖ = (u/v) ‖Y'_n - Y_n‖ / ‖Y_n‖`. -/
+theorem lobeMisfit_eq {u v : ℝ} (hu : 0 < u) (hv : 0 < v) (x x' : ℕ → ℝ) (n : ℕ) :
+    lobeMisfit u v x x' n
+      = u / v * (Vec.l2 (fun j => sampleLobe 1 x' n j - sampleLobe 1 x n j)
+        / Vec.l2 (fun j => sampleLobe 1 x n j)) := by
+  have h1 : (fun j => sampleLobe u x' n j - u / v * sampleLobe v x n j)
+      = fun j => u * (sampleLobe 1 x' n j - sampleLobe 1 x n j) := by
+    funext j
+    rw [sampleLobe_eq_mul hu.le x' n j, sampleLobe_eq_mul hv.le x n j, ← mul_assoc,
+      div_mul_cancel₀ u hv.ne']
+    ring
+  have h2 : sampleLobe v x n = fun j => v * sampleLobe 1 x n j :=
+    funext fun j => sampleLobe_eq_mul hv.le x n j
+  show Vec.l2 (fun j => sampleLobe u x' n j - u / v * sampleLobe v x n j)
+      / Vec.l2 (sampleLobe v x n) = _
+  rw [h1, h2, Vec.l2_const_mul hu.le, Vec.l2_const_mul hv.le, mul_div_mul_comm]
+
+/-- `‖Y' - Y‖² = ‖Y'‖² + ‖Y‖² - 2 ⟨Y, Y'⟩`. -/
+theorem sum_sq_sub_eq {k : ℕ} (y y' : Fin k → ℝ) :
+    ∑ j, (y' j - y j) ^ 2 = ∑ j, y' j ^ 2 + ∑ j, y j ^ 2 - 2 * ∑ j, y j * y' j := by
+  rw [Finset.mul_sum, ← Finset.sum_add_distrib, ← Finset.sum_sub_distrib]
+  exact Finset.sum_congr rfl fun j _ => by ring
+
+/-- **Deterministic reduction of Lemma 6 of the paper.** Let `u, v > 0`. If, along a sample
+path `x, x'`, the averages `(1/n) ∑_{i<n} x_i²`, `(1/n) ∑_{i<n} x'_i²` and the sorted cross
+term `⟨Y_n, Y'_n⟩ / n` all converge to the same `m > 0`, then
+`‖β_n - ρ α_n‖ / ‖α_n‖ → 0` (`ρ = u/v`). -/
+theorem tendsto_lobeMisfit_of_moments {u v : ℝ} (hu : 0 < u) (hv : 0 < v) {x x' : ℕ → ℝ}
+    {m : ℝ} (hm : 0 < m)
+    (hA : Tendsto (fun n : ℕ => (∑ i ∈ Finset.range n, x i ^ 2) / (n : ℝ)) atTop (𝓝 m))
+    (hB : Tendsto (fun n : ℕ => (∑ i ∈ Finset.range n, x' i ^ 2) / (n : ℝ)) atTop (𝓝 m))
+    (hC : Tendsto (fun n : ℕ => (∑ j, sampleLobe 1 x n j * sampleLobe 1 x' n j) / (n : ℝ))
+      atTop (𝓝 m)) :
+    Tendsto (lobeMisfit u v x x') atTop (𝓝 0) := by
+  have hsq : ∀ (y : ℕ → ℝ) (n : ℕ),
+      ∑ j, sampleLobe 1 y n j ^ 2 = ∑ i ∈ Finset.range n, y i ^ 2 := by
+    intro y n
+    rw [sum_sq_sampleLobe]
+    exact Finset.sum_congr rfl fun i _ => by ring
+  have hA' : Tendsto (fun n : ℕ => (∑ j, sampleLobe 1 x n j ^ 2) / (n : ℝ)) atTop (𝓝 m) :=
+    hA.congr fun n => by rw [hsq x n]
+  have hB' : Tendsto (fun n : ℕ => (∑ j, sampleLobe 1 x' n j ^ 2) / (n : ℝ)) atTop (𝓝 m) :=
+    hB.congr fun n => by rw [hsq x' n]
+  have hD : Tendsto
+      (fun n : ℕ => (∑ j, (sampleLobe 1 x' n j - sampleLobe 1 x n j) ^ 2) / (n : ℝ))
+      atTop (𝓝 0) := by
+    have h := (hB'.add hA').sub (hC.const_mul 2)
+    rw [show m + m - 2 * m = 0 by ring] at h
+    refine h.congr fun n => ?_
+    show (∑ j, sampleLobe 1 x' n j ^ 2) / (n : ℝ) + (∑ j, sampleLobe 1 x n j ^ 2) / (n : ℝ)
+        - 2 * ((∑ j, sampleLobe 1 x n j * sampleLobe 1 x' n j) / (n : ℝ))
+      = (∑ j, (sampleLobe 1 x' n j - sampleLobe 1 x n j) ^ 2) / (n : ℝ)
+    rw [sum_sq_sub_eq (sampleLobe 1 x n) (sampleLobe 1 x' n)]
+    ring
+  have hratio := hD.div hA' hm.ne'
+  rw [zero_div] at hratio
+  have hsqrt := hratio.sqrt
+  rw [Real.sqrt_zero] at hsqrt
+  have hmul := hsqrt.const_mul (u / v)
+  rw [mul_zero] at hmul
+  refine hmul.congr' ?_
+  filter_upwards [eventually_ge_atTop 1] with n hn
+  have hn0 : (n : ℝ) ≠ 0 := Nat.cast_ne_zero.2 (by omega)
+  show u / v * Real.sqrt ((∑ j, (sampleLobe 1 x' n j - sampleLobe 1 x n j) ^ 2) / (n : ℝ)
+      / ((∑ j, sampleLobe 1 x n j ^ 2) / (n : ℝ))) = lobeMisfit u v x x' n
+  rw [div_div_div_cancel_right₀ hn0,
+    Real.sqrt_div (Vec.sum_sq_nonneg (fun j => sampleLobe 1 x' n j - sampleLobe 1 x n j)),
+    lobeMisfit_eq hu hv]
+  all_goals rfl
 
 end QKForms
