@@ -164,13 +164,13 @@ noncomputable def lobeExcess {k : ℕ} (α β : Fin k → ℝ) : ℝ := ∑ j, m
 theorem posLobeOf_eq_of_antitone {k : ℕ} (μ : Fin k → ℝ) (hμ : Antitone μ) {m : Multiset ℝ}
     (hm : Multiset.map μ Finset.univ.val = m) (j : Fin k) :
     posLobeOf k m j = max (μ j) 0 := by
-  unfold posLobeOf
+  show max (sortedEntry m j) 0 = max (μ j) 0
   rw [sortedEntry_eq_of_antitone μ hμ hm j]
 
 theorem negLobeOf_eq_of_antitone {k : ℕ} (μ : Fin k → ℝ) (hμ : Antitone μ) {m : Multiset ℝ}
     (hm : Multiset.map μ Finset.univ.val = m) (j : Fin k) :
     negLobeOf k m j = max (-μ (Fin.rev j)) 0 := by
-  unfold negLobeOf
+  show max (-sortedEntry m (Fin.rev j)) 0 = max (-μ (Fin.rev j)) 0
   rw [sortedEntry_eq_of_antitone μ hμ hm (Fin.rev j)]
 
 theorem posLobeOf_nonneg (k : ℕ) (m : Multiset ℝ) (j : Fin k) : 0 ≤ posLobeOf k m j :=

@@ -312,7 +312,9 @@ theorem sum_twoPoint_mul {i0 i1 : ι} (hne : i0 ≠ i1) (x y x' y' : ℝ) :
   have h : ∀ j, twoPoint i0 i1 x y j * twoPoint i0 i1 x' y' j =
       (if j = i0 then x * x' else 0) + (if j = i1 then y * y' else 0) := by
     intro j
-    unfold twoPoint
+    show (if j = i0 then x else if j = i1 then y else 0) *
+        (if j = i0 then x' else if j = i1 then y' else 0) =
+      (if j = i0 then x * x' else 0) + (if j = i1 then y * y' else 0)
     by_cases h0 : j = i0
     · subst h0
       rw [if_pos rfl, if_pos rfl, if_pos rfl, if_neg hne, add_zero]
