@@ -29,18 +29,36 @@ __all__ = [
 
 
 def rand_fraction(rng: np.random.Generator, height: int = 5) -> Fraction:
-    """A random rational ``p/q`` with ``|p| <= height``, ``1 <= q <= 4``."""
+    """A random rational ``p/q`` with ``|p| <= height``, ``1 <= q <= 4``.
+
+    Examples
+    --------
+    >>> abs(rand_fraction(np.random.default_rng(0))) <= 5
+    True
+    """
     return Fraction(int(rng.integers(-height, height + 1)), int(rng.integers(1, 5)))
 
 
 def nonzero_fraction(rng: np.random.Generator, height: int = 5) -> Fraction:
-    """A random nonzero rational (constructive: the numerator is drawn from a nonzero set)."""
+    """A random nonzero rational (constructive: the numerator is drawn from a nonzero set).
+
+    Examples
+    --------
+    >>> nonzero_fraction(np.random.default_rng(0)) != 0
+    True
+    """
     p = int(rng.integers(1, height + 1)) * int(rng.choice([-1, 1]))
     return Fraction(p, int(rng.integers(1, 5)))
 
 
 def sqrt_fraction(x: Fraction) -> Fraction | None:
-    """The rational square root of ``x >= 0`` if it exists, else ``None``."""
+    """The rational square root of ``x >= 0`` if it exists, else ``None``.
+
+    Examples
+    --------
+    >>> sqrt_fraction(Fraction(4, 9)), sqrt_fraction(Fraction(2))
+    (Fraction(2, 3), None)
+    """
     if x < 0:
         return None
     p, q = x.numerator, x.denominator
@@ -98,6 +116,12 @@ def rational_unit_vector(rng: np.random.Generator, k: int) -> list[Fraction]:
     ``t`` in ``Q^(k-1)`` with nonzero entries maps to
     ``(2t, |t|^2 - 1)/(|t|^2 + 1)``; if ``|t|^2 = 1`` the last entry would vanish, so
     ``t`` is then doubled (a deterministic repair, not a rejection).
+
+    Examples
+    --------
+    >>> w = rational_unit_vector(np.random.default_rng(0), 4)
+    >>> sum(x * x for x in w), all(x != 0 for x in w)
+    (Fraction(1, 1), True)
     """
     if k == 1:
         return [Fraction(int(rng.choice([-1, 1])))]
@@ -110,12 +134,25 @@ def rational_unit_vector(rng: np.random.Generator, k: int) -> list[Fraction]:
 
 
 def balanced_unit_spectrum(rng: np.random.Generator, m: int) -> list[Fraction]:
-    """A rational point of ``Λ_m``: unit, increasing, ``m`` negative then ``m`` positive."""
+    """A rational point of ``Λ_m``: unit, increasing, ``m`` negative then ``m`` positive.
+
+    Examples
+    --------
+    >>> lam = balanced_unit_spectrum(np.random.default_rng(0), 2)
+    >>> [x < 0 for x in lam], sum(x * x for x in lam)
+    ([True, True, False, False], Fraction(1, 1))
+    """
     w = rational_unit_vector(rng, 2 * m)
     mags = [abs(x) for x in w]
     return sorted([-x for x in mags[:m]] + mags[m:])
 
 
 def involution(lam: list[Fraction]) -> list[Fraction]:
-    """``(ι λ)_i = -λ_{2m+1-i}`` (reverse and negate)."""
+    """``(ι λ)_i = -λ_{2m+1-i}`` (reverse and negate).
+
+    Examples
+    --------
+    >>> involution([Fraction(-2), Fraction(-1), Fraction(3), Fraction(4)])
+    [Fraction(-4, 1), Fraction(-3, 1), Fraction(1, 1), Fraction(2, 1)]
+    """
     return [-x for x in reversed(lam)]

@@ -23,7 +23,14 @@ __all__ = ["check_def6", "check_lemma4", "check_prop4", "same", "theta_point"]
 
 
 def same(x: Any, y: Any) -> bool:
-    """Exact equality of Fractions and/or sympy numbers (radicals simplified)."""
+    """Exact equality of Fractions and/or sympy numbers (radicals simplified).
+
+    Examples
+    --------
+    >>> import sympy
+    >>> same(Fraction(1, 2), Fraction(2, 4)), same(sympy.sqrt(8) / 2, sympy.sqrt(2))
+    (True, True)
+    """
     if isinstance(x, Fraction) and isinstance(y, Fraction):
         return x == y
     import sympy

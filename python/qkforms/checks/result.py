@@ -36,6 +36,11 @@ class CheckResult:
         Number of instances (matrices, heads, spectra, Monte Carlo batches) examined.
     detail : str
         What was checked, tolerances used, and the first failures if any.
+
+    Examples
+    --------
+    >>> CheckResult("thm3", True, "exact", 4, "4 instances; all passed").passed
+    True
     """
 
     id: str

@@ -44,7 +44,14 @@ __all__ = [
 
 
 class ExactProfile(NamedTuple):
-    """A profile ``(a, b, c, d)`` with exact (Fraction or sympy) coordinates."""
+    """A profile ``(a, b, c, d)`` with exact (Fraction or sympy) coordinates.
+
+    Examples
+    --------
+    >>> p = ExactProfile(Fraction(1, 2), Fraction(1, 2), Fraction(0), Fraction(0))
+    >>> sum(p)
+    Fraction(1, 1)
+    """
 
     a: Any
     b: Any
