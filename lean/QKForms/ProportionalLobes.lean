@@ -311,9 +311,41 @@ theorem sum_sq_sub_eq {k : ℕ} (y y' : Fin k → ℝ) :
   rw [Finset.mul_sum, ← Finset.sum_add_distrib, ← Finset.sum_sub_distrib]
   exact Finset.sum_congr rfl fun j _ => by ring
 
-/-- **Deterministic reduction of Lemma 6 of the paper.** Let `u, v > 0`. If, along a sample
-path `x, x'`, the averages `(1/n) ∑_{i<n} x_i²`, `(1/n) ∑_{i<n} x'_i²` and the sorted cross
-term `⟨Y_n, Y'_n⟩ / n` all converge to the same `m > 0`, then
+/-- **Deterministic reduction of Lemma 6 of the paper, first form.** Let `u, v > 0`. If, along
+a sample path `x, x'`, `(1/n) ∑_{i<n} x_i² → m > 0` and `‖Y'_n - Y_n‖² / n → 0` (sorted
+unscaled samples), then `‖β_n - ρ α_n‖ / ‖α_n‖ → 0` (`ρ = u/v`). -/
+theorem tendsto_lobeMisfit_of_tendsto_sq {u v : ℝ} (hu : 0 < u) (hv : 0 < v) {x x' : ℕ → ℝ}
+    {m : ℝ} (hm : 0 < m)
+    (hA : Tendsto (fun n : ℕ => (∑ i ∈ Finset.range n, x i ^ 2) / (n : ℝ)) atTop (𝓝 m))
+    (hD : Tendsto
+      (fun n : ℕ => (∑ j, (sampleLobe 1 x' n j - sampleLobe 1 x n j) ^ 2) / (n : ℝ))
+      atTop (𝓝 0)) :
+    Tendsto (lobeMisfit u v x x') atTop (𝓝 0) := by
+  have hsq : ∀ n : ℕ, ∑ j, sampleLobe 1 x n j ^ 2 = ∑ i ∈ Finset.range n, x i ^ 2 := by
+    intro n
+    rw [sum_sq_sampleLobe]
+    exact Finset.sum_congr rfl fun i _ => by ring
+  have hA' : Tendsto (fun n : ℕ => (∑ j, sampleLobe 1 x n j ^ 2) / (n : ℝ)) atTop (𝓝 m) :=
+    hA.congr fun n => by rw [hsq n]
+  have hratio := hD.div hA' hm.ne'
+  rw [zero_div] at hratio
+  have hsqrt := hratio.sqrt
+  rw [Real.sqrt_zero] at hsqrt
+  have hmul := hsqrt.const_mul (u / v)
+  rw [mul_zero] at hmul
+  refine hmul.congr' ?_
+  filter_upwards [eventually_ge_atTop 1] with n hn
+  have hn0 : (n : ℝ) ≠ 0 := Nat.cast_ne_zero.2 (by omega)
+  show u / v * Real.sqrt ((∑ j, (sampleLobe 1 x' n j - sampleLobe 1 x n j) ^ 2) / (n : ℝ)
+      / ((∑ j, sampleLobe 1 x n j ^ 2) / (n : ℝ))) = lobeMisfit u v x x' n
+  rw [div_div_div_cancel_right₀ hn0,
+    Real.sqrt_div (Vec.sum_sq_nonneg (fun j => sampleLobe 1 x' n j - sampleLobe 1 x n j)),
+    lobeMisfit_eq hu hv]
+  all_goals rfl
+
+/-- **Deterministic reduction of Lemma 6 of the paper, second form.** Let `u, v > 0`. If, along
+a sample path `x, x'`, the averages `(1/n) ∑_{i<n} x_i²`, `(1/n) ∑_{i<n} x'_i²` and the sorted
+cross term `⟨Y_n, Y'_n⟩ / n` all converge to the same `m > 0`, then
 `‖β_n - ρ α_n‖ / ‖α_n‖ → 0` (`ρ = u/v`). -/
 theorem tendsto_lobeMisfit_of_moments {u v : ℝ} (hu : 0 < u) (hv : 0 < v) {x x' : ℕ → ℝ}
     {m : ℝ} (hm : 0 < m)
@@ -342,20 +374,6 @@ theorem tendsto_lobeMisfit_of_moments {u v : ℝ} (hu : 0 < u) (hv : 0 < v) {x x
       = (∑ j, (sampleLobe 1 x' n j - sampleLobe 1 x n j) ^ 2) / (n : ℝ)
     rw [sum_sq_sub_eq (sampleLobe 1 x n) (sampleLobe 1 x' n)]
     ring
-  have hratio := hD.div hA' hm.ne'
-  rw [zero_div] at hratio
-  have hsqrt := hratio.sqrt
-  rw [Real.sqrt_zero] at hsqrt
-  have hmul := hsqrt.const_mul (u / v)
-  rw [mul_zero] at hmul
-  refine hmul.congr' ?_
-  filter_upwards [eventually_ge_atTop 1] with n hn
-  have hn0 : (n : ℝ) ≠ 0 := Nat.cast_ne_zero.2 (by omega)
-  show u / v * Real.sqrt ((∑ j, (sampleLobe 1 x' n j - sampleLobe 1 x n j) ^ 2) / (n : ℝ)
-      / ((∑ j, sampleLobe 1 x n j ^ 2) / (n : ℝ))) = lobeMisfit u v x x' n
-  rw [div_div_div_cancel_right₀ hn0,
-    Real.sqrt_div (Vec.sum_sq_nonneg (fun j => sampleLobe 1 x' n j - sampleLobe 1 x n j)),
-    lobeMisfit_eq hu hv]
-  all_goals rfl
+  exact tendsto_lobeMisfit_of_tendsto_sq hu hv hm hA hD
 
 end QKForms
