@@ -63,8 +63,9 @@ def _forms(rng: np.random.Generator, N: int, trials: int) -> list[tuple[Any, lis
             out.append(exact.random_form(rng, k, spectrum=lam))
         else:
             L, lam = exact.random_form(rng, max(k, 2), spectrum=[0] * max(k, 2))
-            L[0, 1] += 1
-            L[1, 0] -= 1
+            if L[0, 1] == 0:  # repair: L = T != 0
+                L[0, 1] = 1
+                L[1, 0] = -1
             out.append((L, lam))
     return out
 
@@ -154,7 +155,8 @@ def check_lemma4(seed: int = 0, *, N: int = 4, trials: int = 8) -> CheckResult:
         rec.require(1 - p.a == e.sym_sq / e.norm_sq, f"N={k}: 1 - a != |S|^2/|L|^2")
         rec.require(exact.symmetric_profile(p) == (pS.b, pS.c, pS.d), f"N={k}: symmetric_profile")
     rec.instance()
-    A = exact.random_skew(3, rng) + flint.fmpq_mat(3, 3, [0, 1, 0, -1, 0, 0, 0, 0, 0])
+    A = exact.random_skew(3, rng)
+    A[0, 1], A[1, 0] = 1, -1  # nonzero antisymmetric
     try:
         exact.symmetric_profile(exact.profile(A))
         rec.require(False, "symmetric profile of skew L did not raise")
