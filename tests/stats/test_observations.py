@@ -125,6 +125,9 @@ def test_baseline_goes_through_the_core_with_layer_seeds(tables) -> None:
     assert [r["a"] for r in rows] == pytest.approx(np.asarray(p.a), rel=1e-12)
     assert [r["theta_dist"] for r in rows] == pytest.approx(
         np.asarray(theta_distance(np.stack(p, axis=-1))), rel=1e-9, abs=1e-15)
+    h2 = np.linalg.svd(np.swapaxes(W_K, -1, -2) @ W_Q, compute_uv=False) ** 2
+    pr = h2.sum(axis=1) ** 2 / (h2**2).sum(axis=1)
+    assert [r["participation_ratio"] for r in rows] == pytest.approx(pr, rel=1e-9)
 
 
 def test_rank_one_heads_lie_on_theta(tables) -> None:

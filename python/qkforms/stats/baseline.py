@@ -2,8 +2,7 @@
 
 For a layer of ``h`` heads of shape ``(N, n)`` the baseline draws ``h`` heads with iid
 N(0, 1) entries in ``W_Q, W_K`` (n × N) and computes, through the core
-(:func:`qkforms.gram_spectrum`, :func:`qkforms.head.head_energies`,
-:func:`qkforms.profile_from_eigenvalues`, :mod:`qkforms.pairing`,
+(:func:`qkforms.gram_spectrum`, :func:`qkforms.profile_from_eigenvalues`, :mod:`qkforms.pairing`,
 :func:`qkforms.theta_distance`), the same per-head scores as the survey. The random
 stream is seeded by ``(seed, model, layer)`` so every layer is reproducible on its
 own (and identical under any executor).
@@ -67,13 +66,20 @@ def expected_sym_energy(N: int | NDArray[Any]) -> float | NDArray[np.float64]:
     return float(out) if out.ndim == 0 else out
 
 
-def _participation_ratio(W_Q: NDArray[np.float64], W_K: NDArray[np.float64]) -> NDArray:
-    """``(Σh²)²/Σh⁴`` over the singular values h of ``L = W_K^T W_Q`` (batched)."""
-    # L = Qk Rk (Qq Rq)^T with W_K^T = Qk Rk, W_Q^T = Qq Rq: sv(L) = sv(Rk Rq^T)
-    rk = np.linalg.qr(np.swapaxes(W_K, -1, -2), mode="r")
-    rq = np.linalg.qr(np.swapaxes(W_Q, -1, -2), mode="r")
-    h2 = np.linalg.svd(rk @ np.swapaxes(rq, -1, -2), compute_uv=False) ** 2
-    return np.sum(h2, axis=-1) ** 2 / np.sum(h2**2, axis=-1)
+def _gram_blocks(
+    W_Q: NDArray[np.float64], W_K: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``|L|^2`` and the participation ratio of ``L = W_K^T W_Q`` from n x n Gram blocks.
+
+    ``|L|^2 = <W_K W_K^T, W_Q W_Q^T>_F``; the squared singular values of L are the
+    eigenvalues of ``C^T (W_K W_K^T) C`` with ``W_Q W_Q^T = C C^T`` (Cholesky).
+    """
+    kk = W_K @ np.swapaxes(W_K, -1, -2)
+    qq = W_Q @ np.swapaxes(W_Q, -1, -2)
+    norm_sq = np.sum(kk * qq, axis=(-2, -1))
+    C = np.linalg.cholesky(qq)
+    h2 = np.clip(np.linalg.eigvalsh(np.swapaxes(C, -1, -2) @ kk @ C), 0.0, None)
+    return norm_sq, np.sum(h2, axis=-1) ** 2 / np.sum(h2**2, axis=-1)
 
 
 def baseline_heads(
@@ -97,7 +103,6 @@ def baseline_heads(
     dict of column name -> array of length ``count`` (:data:`BASELINE_COLUMNS`)
     """
     from qkforms import gram_spectrum, profile_from_eigenvalues, theta_distance
-    from qkforms.head import head_energies
     from qkforms.pairing import lobe_departure, lobe_ratio, pairing_bound, pairing_score
 
     rng = rng_for(seed, "gaussian-baseline", *key)
@@ -108,7 +113,7 @@ def baseline_heads(
         W_Q = rng.standard_normal((h, n, N))
         W_K = rng.standard_normal((h, n, N))
         lam = gram_spectrum(W_Q, W_K)
-        norm_sq = np.asarray(head_energies(W_Q, W_K).norm_sq, dtype=np.float64).reshape(h)
+        norm_sq, pr = _gram_blocks(W_Q, W_K)
         p = profile_from_eigenvalues(lam, norm_sq)
         a, b, c, d = (np.asarray(v, dtype=np.float64).reshape(h) for v in p)
         rho = np.asarray(lobe_ratio(lam), dtype=np.float64).reshape(h)
@@ -131,7 +136,7 @@ def baseline_heads(
                 theta_distance(np.stack([a, b, c, d], axis=-1)), dtype=np.float64
             ).reshape(h),
             "b_minus_a": b - a,
-            "participation_ratio": _participation_ratio(W_Q, W_K),
+            "participation_ratio": pr,
         }
         for name, v in cols.items():
             parts[name].append(v)

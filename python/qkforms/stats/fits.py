@@ -70,7 +70,7 @@ def _gamma_shape(s: NDArray[np.float64]) -> NDArray[np.float64]:
     k = (3.0 - s + np.sqrt((s - 3.0) ** 2 + 24.0 * s)) / (12.0 * s)
     for _ in range(30):
         f = np.log(k) - special.digamma(k) - s
-        fp = 1.0 / k - special.polygamma(1, k)
+        fp = 1.0 / k - special.zeta(2.0, k)  # trigamma(k) = Hurwitz zeta(2, k)
         step = f / fp
         k_new = k - step
         k_new = np.where(k_new <= 0, k / 2.0, k_new)
@@ -172,7 +172,7 @@ def _weibull_profile(logy: NDArray[np.float64], c: NDArray[np.float64]) -> tuple
     return loglik, log_meanz / c
 
 
-def _golden_max(f, lo: NDArray[np.float64], hi: NDArray[np.float64], iters: int = 60):
+def _golden_max(f, lo: NDArray[np.float64], hi: NDArray[np.float64], iters: int = 45):
     """Batched golden-section maximization of ``f(c) -> values`` on ``[lo, hi]``."""
     x1 = hi - _GOLDEN * (hi - lo)
     x2 = lo + _GOLDEN * (hi - lo)
