@@ -2,6 +2,7 @@
 Copyright (c) 2026 qkforms contributors. Released under Apache 2.0 license.
 -/
 import QKForms.ProportionalLobes
+import QKForms.RankOne
 
 /-!
 # Accumulation on Θ (Theorem 5 of the paper), from proportional lobes
@@ -32,7 +33,8 @@ else is deterministic. This file proves the deterministic part along one sample 
 * `QKForms.accumulation_ae_of_proportionalLobes`: the same almost surely, for random sample
   paths on which Lemma 6 holds almost surely.
 * `QKForms.accumulationLimit_mem_image_theta`: the limit is `p(θ(t))` with
-  `t = (1 - ρ)/√(1 + ρ²) ∈ [-1, 1]`.
+  `t = (1 - ρ)/√(1 + ρ²) ∈ [-1, 1]`; `QKForms.accumulationLimit_mem_mergeAB_image_Theta`: the limit
+  lies in `p '' Θ` for the family `Θ = QKForms.Theta` of Proposition 4.
 * `QKForms.strictMonoOn_edgeB`, `QKForms.strictAntiOn_edgeB`, `QKForms.bijOn_edgeB_Ioc`,
   `QKForms.bijOn_edgeB_Ici`: edge tracing, the `b`-coordinate `2ρ/(1+ρ²)` is a strictly
   increasing bijection `(0, 1] → (0, 1]` and a strictly decreasing bijection `[1, ∞) → (0, 1]`;
@@ -385,6 +387,42 @@ theorem accumulationLimit_mem_image_theta {ρ : ℝ} (hρ : 0 ≤ ρ) :
         max ((1 - ρ) / Real.sqrt (1 + ρ ^ 2)) 0 ^ 2,
         max (-((1 - ρ) / Real.sqrt (1 + ρ ^ 2))) 0 ^ 2)
     rw [hb, hc, hd]
+
+namespace Accumulation
+
+/-- `θ(t)` lies in the family `Θ` of Proposition 4 (`QKForms.Theta`, `QKForms/RankOne.lean`)
+for `|t| ≤ 1`. -/
+theorem thetaPoint_mem_Theta {t : ℝ} (ht : |t| ≤ 1) : thetaPoint t ∈ Theta := by
+  have ht2 : t ^ 2 ≤ 1 := by
+    obtain ⟨h1, h2⟩ := abs_le.mp ht
+    nlinarith
+  have hsplit : max t 0 ^ 2 + max (-t) 0 ^ 2 = t ^ 2 := by
+    rcases le_total 0 t with h | h
+    · rw [max_eq_left h, max_eq_right (by linarith : -t ≤ 0)]
+      ring
+    · rw [max_eq_right h, max_eq_left (by linarith : (0 : ℝ) ≤ -t)]
+      ring
+  have hprod : max t 0 ^ 2 * max (-t) 0 ^ 2 = 0 := by
+    rcases le_total 0 t with h | h
+    · rw [max_eq_right (by linarith : -t ≤ 0)]
+      ring
+    · rw [max_eq_right h]
+      ring
+  show 0 ≤ (1 - t ^ 2) / 2 ∧ 0 ≤ (1 - t ^ 2) / 2 ∧ 0 ≤ max t 0 ^ 2 ∧ 0 ≤ max (-t) 0 ^ 2 ∧
+    (1 - t ^ 2) / 2 + (1 - t ^ 2) / 2 + max t 0 ^ 2 + max (-t) 0 ^ 2 = 1 ∧
+    (1 - t ^ 2) / 2 = (1 - t ^ 2) / 2 ∧ max t 0 ^ 2 * max (-t) 0 ^ 2 = 0
+  exact ⟨by linarith, by linarith, sq_nonneg _, sq_nonneg _, by linarith, rfl, hprod⟩
+
+end Accumulation
+
+/-- **Theorem 5 of the paper, the limit lies in `p(Θ)`**: for `ρ ≥ 0`,
+`accumulationLimit ρ ∈ p(Θ)` with `p(a, b, c, d) = (0, a + b, c, d)` and `Θ` the family of
+Proposition 4 (`QKForms.Theta`); the preimage is `θ(t)`, `t = (1 - ρ)/√(1 + ρ²)`.
+[qkforms:thm5] -/
+theorem accumulationLimit_mem_mergeAB_image_Theta {ρ : ℝ} (hρ : 0 ≤ ρ) :
+    accumulationLimit ρ ∈ mergeAB '' Theta := by
+  obtain ⟨ht, heq⟩ := accumulationLimit_mem_image_theta hρ
+  exact ⟨thetaPoint ((1 - ρ) / Real.sqrt (1 + ρ ^ 2)), thetaPoint_mem_Theta ht, heq.symm⟩
 
 /-- **Edge tracing (Theorem 5 of the paper)**: for `ρ ≤ 1` the limit lies on the edge
 `{a = 0, d = 0}` of `Δ₃`. [qkforms:thm5] -/
