@@ -341,7 +341,7 @@ noncomputable def thetaPoint (t : ℝ) : ℝ × ℝ × ℝ × ℝ :=
   ((1 - t ^ 2) / 2, (1 - t ^ 2) / 2, max t 0 ^ 2, max (-t) 0 ^ 2)
 
 /-- The map `p(a, b, c, d) = (0, a + b, c, d)` of Theorem 5 of the paper. -/
-def mergeAB (q : ℝ × ℝ × ℝ × ℝ) : ℝ × ℝ × ℝ × ℝ := (0, q.1 + q.2.1, q.2.2.1, q.2.2.2)
+noncomputable def mergeAB (q : ℝ × ℝ × ℝ × ℝ) : ℝ × ℝ × ℝ × ℝ := (0, q.1 + q.2.1, q.2.2.1, q.2.2.2)
 
 end Accumulation
 
