@@ -138,6 +138,14 @@ def test_signature_known(S: list, expected: tuple) -> None:
     assert tuple(exact.signature(sympy.Matrix(S))) == expected
 
 
+def test_signature_accepts_object_arrays_of_fractions() -> None:
+    S = np.array([[F(1, 3), F(1, 2)], [F(1, 2), F(3, 4)]], dtype=object)
+    assert F(1, 3) * F(3, 4) - F(1, 2) ** 2 == 0  # det 0, trace > 0: eigenvalues 13/12, 0
+    assert exact.signature(S) == (1, 0, 1)
+    S[1, 1] = F(4, 5)  # det > 0: positive definite
+    assert exact.signature(S) == (2, 0, 0)
+
+
 def test_signature_is_exact_where_floats_round() -> None:
     S = np.array([[1e-300, 0.0], [0.0, -1.0]])
     assert exact.signature(S) == (1, 1, 0)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -102,3 +103,15 @@ def test_prop5_gaussian_mean_ratio(n: int, N: int, sk: float, sq: float, seed: i
     ratio = (nsq + np.einsum("sij,sji->s", L, L)) / (2 * nsq)
     se = ratio.std(ddof=1) / np.sqrt(R)
     assert abs(ratio.mean() - (N + 1) / (2 * N)) <= 5 * se  # 5 standard errors
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_prop5_random_gaussian_heads_baseline(seed: int) -> None:
+    """THEORY §8.9: random heads at (N, n) = (768, 64): P ~ 0.98-0.99, profile ~ (1/2, 1/2, 0, 0)."""
+    rng = np.random.default_rng(seed)
+    head = qkforms.Head(rng.standard_normal((64, 768)), rng.standard_normal((64, 768)))
+    P = qkforms.pairing_score(head.spectrum())
+    assert 0.975 <= P <= 0.995
+    np.testing.assert_allclose(head.profile(), (0.5, 0.5, 0.0, 0.0), atol=5e-3)
+    e = head.energies()
+    assert abs(e.sym_sq / e.norm_sq - 769 / 1536) < 5e-3
