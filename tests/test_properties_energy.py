@@ -106,7 +106,7 @@ def test_prop5_gaussian_mean_ratio(n: int, N: int, sk: float, sq: float, seed: i
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_prop5_random_gaussian_heads_baseline(seed: int) -> None:
+def test_random_gaussian_heads_baseline(seed: int) -> None:
     """THEORY §8.9: random (768, 64) heads: P ~ 0.98-0.99, profile ~ (1/2, 1/2, 0, 0)."""
     rng = np.random.default_rng(seed)
     head = qkforms.Head(rng.standard_normal((64, 768)), rng.standard_normal((64, 768)))
