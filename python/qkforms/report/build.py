@@ -63,6 +63,19 @@ def build_report(
         Also write the static PNGs to ``DIR/figures/``.
     rope_heads, d_max : int
         Heads per RoPE model and largest displacement of the L(d) slider.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> import pyarrow as pa, pyarrow.parquet as pq
+    >>> from qkforms.stats.synthetic import rows_from_spectrum
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> h, s = rows_from_spectrum("sym", [[2.0, 1.0, -1.0, -0.5], [1.0, 0.5, -2.0, -1.0]])
+    >>> pq.write_table(pa.table(h), d / "heads.parquet")
+    >>> pq.write_table(pa.table(s), d / "spectra.parquet")
+    >>> path = build_report(d, pngs=False, n_boot=0, fits=False)
+    >>> path.name, 'data-expected-count="2"' in path.read_text(encoding="utf-8")
+    ('report.html', True)
     """
     from qkforms.report import figures as F
     from qkforms.report.html import render_page, table_html

@@ -21,7 +21,16 @@ __all__ = ["configure", "run"]
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    """Add the ``report`` arguments to ``parser``."""
+    """Add the ``report`` arguments to ``parser``.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> p = argparse.ArgumentParser()
+    >>> configure(p)
+    >>> p.parse_args(["d"]).d_max
+    128
+    """
     parser.add_argument("dir", metavar="DIR", help="survey output directory")
     parser.add_argument("--out", type=Path, default=None,
                         help="HTML file to write (default DIR/report.html)")
@@ -42,7 +51,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Build the report; return 0."""
+    """Build the report; return 0.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from qkforms.errors import QKFormsError
+    >>> p = argparse.ArgumentParser()
+    >>> configure(p)
+    >>> try:
+    ...     run(p.parse_args(["/nonexistent-survey-dir"]))
+    ... except QKFormsError as exc:
+    ...     print(exc)
+    /nonexistent-survey-dir is not a directory
+    """
     from qkforms.errors import QKFormsError
     from qkforms.report.build import build_report
 

@@ -27,7 +27,15 @@ __all__ = ["ReportData", "load"]
 
 @dataclass
 class ReportData:
-    """Everything the report draws."""
+    """Everything the report draws.
+
+    Examples
+    --------
+    >>> from qkforms.stats.table import Table
+    >>> ReportData(directory=".", heads=Table(), spectra=Table(), baseline=Table(),
+    ...            tables={}).computed_stats
+    False
+    """
 
     directory: Path
     heads: Table  # head_stats: ok heads with statistics, type labels, fits
@@ -55,6 +63,15 @@ def load(
     ------
     QKFormsError
         If ``heads.parquet`` or ``spectra.parquet`` is missing.
+
+    Examples
+    --------
+    >>> from qkforms.report.data import load
+    >>> try:
+    ...     load("/nonexistent-survey-dir")
+    ... except Exception as exc:
+    ...     print(type(exc).__name__)
+    QKFormsError
     """
     from qkforms.stats import TABLES, observations
     from qkforms.stats.output import write_tables

@@ -94,7 +94,13 @@ def _line(points: NDArray[np.float64]) -> dict[str, list[Any]]:
 
 
 def tetrahedron_frame() -> list[dict[str, Any]]:
-    """Edges of Δ₃ (c–d dashed), Θ and the vertex labels as scatter3d traces."""
+    """Edges of Δ₃ (c–d dashed), Θ and the vertex labels as scatter3d traces.
+
+    Examples
+    --------
+    >>> tetrahedron_frame()[1]["line"]["dash"]
+    'dash'
+    """
     pts: list[list[float | None]] = []
     for i, j in EDGES:
         pts += [VERTICES[i].tolist(), VERTICES[j].tolist(), [None, None, None]]
@@ -130,7 +136,23 @@ def _visibility_menu(groups: Sequence[tuple[str, Sequence[bool]]], x: float = 0.
 
 
 def tetrahedron_figure(heads: Table, baseline: Table | None = None) -> dict[str, Any]:
-    """The 3-simplex of head profiles: colour by layer, spectral type or model."""
+    """The 3-simplex of head profiles: colour by layer, spectral type or model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms import Head
+    >>> from qkforms.stats import observations
+    >>> from qkforms.stats.synthetic import survey_rows
+    >>> rng = np.random.default_rng(0)
+    >>> h, s = survey_rows("toy", [Head(*rng.standard_normal((2, 2, 12))) for _ in range(4)],
+    ...                    heads_per_layer=2)
+    >>> t = observations(h, s, n_boot=0, fits=False)
+    >>> fig = tetrahedron_figure(t["head_stats"], t["baseline_heads"])
+    >>> sum(len(tr["x"]) for tr in fig["data"] if tr.get("meta") == "heads" and
+    ...     tr.get("visible", True) is True)
+    4
+    """
     frame = tetrahedron_frame()
     prof = np.stack([_f(heads[k]) for k in ("a", "b", "c", "d")], axis=1)
     xyz = to_xyz(prof)
@@ -202,7 +224,21 @@ def tetrahedron_figure(heads: Table, baseline: Table | None = None) -> dict[str,
 
 
 def face_figure(heads: Table, baseline: Table | None = None) -> dict[str, Any]:
-    """The face Δ = {a = 0}: symmetric profiles, the Theorem 5 limit, the empty edge."""
+    """The face Δ = {a = 0}: symmetric profiles, the Theorem 5 limit, the empty edge.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms import Head
+    >>> from qkforms.stats import observations
+    >>> from qkforms.stats.synthetic import survey_rows
+    >>> rng = np.random.default_rng(0)
+    >>> h, s = survey_rows("toy", [Head(*rng.standard_normal((2, 2, 12))) for _ in range(4)],
+    ...                    heads_per_layer=2)
+    >>> t = observations(h, s, n_boot=0, fits=False)
+    >>> [tr["type"] for tr in face_figure(t["head_stats"])["data"]][:2]
+    ['scatterternary', 'scatterternary']
+    """
     bs, cs, ds = (_f(heads[k]) for k in ("b_S", "c_S", "d_S"))
     colour, colour_title = _layer_colour(heads)
     curve = limit_curve(301)
@@ -250,7 +286,24 @@ def _grid(rows: Table, stat: str, model: str, n_heads: int | None = None) -> lis
 
 
 def heatmap_figures(heads: Table, baseline: Table) -> list[dict[str, Any]]:
-    """Layer × head heat maps of three statistics, trained next to the Gaussian baseline."""
+    """Layer × head heat maps of three statistics, trained next to the Gaussian baseline.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms import Head
+    >>> from qkforms.stats import observations
+    >>> from qkforms.stats.synthetic import survey_rows
+    >>> rng = np.random.default_rng(0)
+    >>> h, s = survey_rows("toy", [Head(*rng.standard_normal((2, 2, 12))) for _ in range(4)],
+    ...                    heads_per_layer=2)
+    >>> t = observations(h, s, n_boot=0, fits=False)
+    >>> figs = heatmap_figures(t["head_stats"], t["baseline_heads"])
+    >>> [f["id"] for f in figs]
+    ['heatmap-sym_energy', 'heatmap-pairing', 'heatmap-theta_dist']
+    >>> len(figs[0]["data"][0]["z"]), len(figs[0]["data"][0]["z"][0])  # layers x heads
+    (2, 2)
+    """
     figs = []
     models = list(dict.fromkeys(str(m) for m in heads["model"]))
     stats = (("sym_energy", "symmetric energy 𝒮 = 1 − a"), ("pairing", "pairing score 𝒫"),
@@ -293,7 +346,21 @@ def heatmap_figures(heads: Table, baseline: Table) -> list[dict[str, Any]]:
 
 
 def histogram_figures(heads: Table, baseline: Table) -> list[dict[str, Any]]:
-    """Histograms of head statistics, trained vs Gaussian baseline (all models pooled)."""
+    """Histograms of head statistics, trained vs Gaussian baseline (all models pooled).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms import Head
+    >>> from qkforms.stats import observations
+    >>> from qkforms.stats.synthetic import survey_rows
+    >>> rng = np.random.default_rng(0)
+    >>> h, s = survey_rows("toy", [Head(*rng.standard_normal((2, 2, 12))) for _ in range(4)],
+    ...                    heads_per_layer=2)
+    >>> t = observations(h, s, n_boot=0, fits=False)
+    >>> len(histogram_figures(t["head_stats"], t["baseline_heads"]))
+    4
+    """
     figs = []
     for stat, title in (("sym_energy", "symmetric energy 𝒮"), ("pairing", "pairing score 𝒫"),
                         ("theta_dist", "distance to Θ"), ("b_minus_a", "b − a")):
@@ -329,7 +396,24 @@ def _representative_heads(heads: Table, per_model: int = 2) -> list[int]:
 
 
 def spectra_figure(heads: Table, spectra: Table, *, per_model: int = 2) -> dict[str, Any]:
-    """Histograms of a head's four spectral samples with the fitted gengamma and lognormal."""
+    """Histograms of a head's four spectral samples with the fitted gengamma and lognormal.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms import Head
+    >>> from qkforms.stats import observations
+    >>> from qkforms.stats.synthetic import survey_rows
+    >>> rng = np.random.default_rng(0)
+    >>> h, s = survey_rows("toy", [Head(*rng.standard_normal((2, 2, 12))) for _ in range(4)],
+    ...                    heads_per_layer=2)
+    >>> t = observations(h, s, n_boot=0, fits=False)
+    >>> fig = spectra_figure(t["head_stats"], t["head_stats"].select(
+    ...     ["model", "layer", "head"]).with_column("eig_S", s["eig_S"]).with_column(
+    ...     "sv_T", s["sv_T"]).with_column("abs_eig_L", s["abs_eig_L"]))
+    >>> fig["id"]
+    'fig-spectra'
+    """
     from scipy import stats as st
 
     from qkforms.stats.spectral import SAMPLES, head_samples
@@ -407,6 +491,14 @@ def rope_figure(model: str, profiles: NDArray[np.float64], labels: Sequence[str]
     """Tetrahedron with a slider over the displacement d for the profiles of L(d).
 
     ``profiles`` has shape ``(len(d_values), heads, 4)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> prof = np.tile([0.5, 0.5, 0.0, 0.0], (3, 2, 1))  # 3 displacements, 2 heads
+    >>> fig = rope_figure("m", prof, ["h0", "h1"], [0, 1, 2])
+    >>> len(fig["layout"]["sliders"][0]["steps"])
+    3
     """
     frame = tetrahedron_frame()
     xyz0 = to_xyz(profiles[0])

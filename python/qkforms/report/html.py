@@ -36,6 +36,12 @@ def plotly_bundle() -> tuple[str, str]:
     ------
     QKFormsError
         If plotly is not installed or the bundle is missing.
+
+    Examples
+    --------
+    >>> src, version = plotly_bundle()
+    >>> len(src) > 10**6
+    True
     """
     try:
         import plotly
@@ -169,6 +175,13 @@ def render_page(
         Figure ``<div>``s appear in the inner HTML with the ids of ``figures``.
     figures : list of dict
         ``{"id", "data", "layout"}`` plotly specifications.
+
+    Examples
+    --------
+    >>> page = render_page(title="t", intro="", sections=[("s", "S", "<p>x</p>")],
+    ...                    figures=[])
+    >>> page.startswith("<!DOCTYPE html>")
+    True
     """
     bundle, version = plotly_bundle()
     nav = " ".join(f'<a href="#{sid}">{html.escape(h)}</a>' for sid, h, _ in sections)

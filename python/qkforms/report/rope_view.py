@@ -37,7 +37,13 @@ def _heads_to_show(shapes: dict[int, int], count: int) -> list[tuple[int, int]]:
 def rope_profiles(
     manifest: dict[str, Any], directory: str | Path, *, heads: int = 16, d_max: int = 128
 ) -> list[tuple[str, NDArray[np.float64], list[str], list[int]]]:
-    """``(model, profiles (d, heads, 4), labels, d values)`` for each RoPE model with factors."""
+    """``(model, profiles (d, heads, 4), labels, d values)`` for each RoPE model with factors.
+
+    Examples
+    --------
+    >>> rope_profiles({"models": [{"name": "m", "factors": None}]}, ".")
+    []
+    """
     from qkforms import profile
 
     out = []

@@ -35,7 +35,23 @@ def _ternary_xy(b: np.ndarray, c: np.ndarray, d: np.ndarray) -> tuple[np.ndarray
 
 
 def write_pngs(heads: Table, baseline: Table, out_dir: str | Path) -> list[Path]:
-    """Draw the four PNGs; return their paths."""
+    """Draw the four PNGs; return their paths.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms import Head
+    >>> from qkforms.stats import observations
+    >>> from qkforms.stats.synthetic import survey_rows
+    >>> rng = np.random.default_rng(0)
+    >>> h, s = survey_rows("toy", [Head(*rng.standard_normal((2, 2, 12))) for _ in range(4)],
+    ...                    heads_per_layer=2)
+    >>> t = observations(h, s, n_boot=0, fits=False)
+    >>> import tempfile
+    >>> paths = write_pngs(t["head_stats"], t["baseline_heads"], tempfile.mkdtemp())
+    >>> [p.name for p in paths] == list(FIGURES)
+    True
+    """
     import matplotlib
 
     matplotlib.use("Agg")

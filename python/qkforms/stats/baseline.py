@@ -101,6 +101,14 @@ def baseline_heads(
     Returns
     -------
     dict of column name -> array of length ``count`` (:data:`BASELINE_COLUMNS`)
+
+    Examples
+    --------
+    >>> from qkforms.stats.baseline import baseline_heads
+    >>> a = baseline_heads(2, N=32, n=4, seed=0, key=("m", 0))
+    >>> b = baseline_heads(2, N=32, n=4, seed=0, key=("m", 0))
+    >>> bool((a["pairing"] == b["pairing"]).all()), sorted(a)[:3]
+    (True, ['a', 'b', 'b_S'])
     """
     from qkforms import gram_spectrum, profile_from_eigenvalues, theta_distance
     from qkforms.pairing import lobe_departure, lobe_ratio, pairing_bound, pairing_score

@@ -26,7 +26,16 @@ __all__ = ["configure", "run"]
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    """Add the ``stats`` arguments to ``parser``."""
+    """Add the ``stats`` arguments to ``parser``.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> p = argparse.ArgumentParser()
+    >>> configure(p)
+    >>> p.parse_args(["d"]).bootstrap
+    1000
+    """
     parser.add_argument("dirs", nargs="+", metavar="DIR",
                         help="survey output directories (heads.parquet, spectra.parquet)")
     parser.add_argument("--out", type=Path, default=None,
@@ -52,7 +61,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Read the survey outputs, compute the tables, write them; return 0."""
+    """Read the survey outputs, compute the tables, write them; return 0.
+
+    Examples
+    --------
+    >>> import argparse, tempfile
+    >>> from qkforms.errors import QKFormsError
+    >>> p = argparse.ArgumentParser()
+    >>> configure(p)
+    >>> try:
+    ...     run(p.parse_args([tempfile.mkdtemp()]))
+    ... except QKFormsError as exc:
+    ...     print("heads.parquet" in str(exc))
+    True
+    """
     from qkforms.errors import QKFormsError
     from qkforms.stats.observations import observations
     from qkforms.stats.output import write_tables

@@ -43,6 +43,17 @@ def run_dask(
         Existing client; takes precedence.
     n_workers, processes :
         LocalCluster settings when neither is given.
+
+    Examples
+    --------
+    >>> from qkforms.stats.executor import run_dask
+    >>> heads = {"model": ["m"], "layer": [0], "head": [0], "N": [8], "n": [1]}
+    >>> spectra = {"model": ["m"], "layer": [0], "head": [0], "eig_S": [[1.0, -0.5]],
+    ...            "sv_T": [[0.7]], "abs_eig_L": [[0.5]]}
+    >>> out = run_dask([(heads, spectra)], {"fits": False, "baseline": False},
+    ...                n_workers=1, processes=False)
+    >>> out[0]["head_stats"]["head"]
+    [0]
     """
     if not payloads:
         return []

@@ -193,7 +193,16 @@ def _golden_max(f, lo: NDArray[np.float64], hi: NDArray[np.float64], iters: int 
 
 
 class GenGammaFit(NamedTuple):
-    """Generalized gamma fit per row (``scipy.stats.gengamma(a, c, scale=scale)``)."""
+    """Generalized gamma fit per row (``scipy.stats.gengamma(a, c, scale=scale)``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms.stats.fits import fit_gengamma
+    >>> fit = fit_gengamma(np.random.default_rng(0).gamma(2.0, 1.0, size=(2, 50)))
+    >>> fit.a.shape, set(fit.source) <= {"profile", "gamma", "weibull"}
+    ((2,), True)
+    """
 
     a: NDArray[np.float64]
     c: NDArray[np.float64]

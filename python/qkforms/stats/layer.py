@@ -63,6 +63,15 @@ def layer_task(
     Returns
     -------
     dict with ``"head_stats"`` and ``"baseline"``, each a dict of column -> list
+
+    Examples
+    --------
+    >>> heads = {"model": ["m"], "layer": [3], "head": [1], "N": [8], "n": [1]}
+    >>> spectra = {"model": ["m"], "layer": [3], "head": [1], "eig_S": [[1.0, -0.5]],
+    ...            "sv_T": [[0.7]], "abs_eig_L": [[0.5]]}
+    >>> out = layer_task(heads, spectra, fits=False, baseline=False)
+    >>> round(out["head_stats"]["geo_rel_err"][0], 6)
+    0.010153
     """
     from qkforms.stats.baseline import baseline_heads
     from qkforms.stats.spectral import spectral_rows

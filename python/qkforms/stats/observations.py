@@ -159,7 +159,13 @@ def _ordered_unique(values: Sequence[Any]) -> list[Any]:
 
 
 def _scopes(models: NDArray) -> Iterator[tuple[str, NDArray[np.bool_], Any]]:
-    """(label, mask, bootstrap groups): one scope per model, then the pooled scope."""
+    """(label, mask, bootstrap groups): one scope per model, then the pooled scope.
+
+        Examples
+        --------
+        >>> _Ctx(0, 10).rng("x").integers(5) == _Ctx(0, 10).rng("x").integers(5)
+        np.True_
+        """
     names = _ordered_unique(models.tolist())
     for m in names:
         yield str(m), models == m, None
@@ -660,6 +666,17 @@ def observations(
     ------
     QKFormsError
         If a needed column is missing or there is no ``ok`` head.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms import Head
+    >>> from qkforms.stats.synthetic import survey_rows
+    >>> rng = np.random.default_rng(1)
+    >>> h, s = survey_rows("toy", [Head(*rng.standard_normal((2, 1, 8))) for _ in range(4)])
+    >>> t = observations(h, s, n_boot=20, fits=False)
+    >>> t["accumulation"].row(0)["pr_lt2"], t["accumulation"].row(0)["theta_dist_median"] < 1e-12
+    (4, True)
     """
     heads_all = as_table(heads_df)
     spectra = as_table(spectra_df)

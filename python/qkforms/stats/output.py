@@ -119,6 +119,14 @@ def write_tables(
         Created if missing (``DIR/stats``).
     parquet : bool, optional
         Force Parquet on/off; by default on iff pyarrow imports.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from qkforms.stats.table import Table
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> [p.name for p in write_tables({"pairing": Table({"model": ["m"]})}, d, parquet=False)]
+    ['pairing.csv', 'observations.md']
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

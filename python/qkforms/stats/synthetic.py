@@ -110,6 +110,16 @@ def survey_rows(
         Heads per layer (default: all in layer 0).
     exact_certified : bool, optional
         Value of the ``exact_certified`` column (``None``: not checked).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms import Head
+    >>> rng = np.random.default_rng(0)
+    >>> h, s = survey_rows("m", [Head(*rng.standard_normal((2, 2, 8))) for _ in range(4)],
+    ...                    heads_per_layer=2)
+    >>> h["layer"], h["head"], len(s["eig_S"][0])
+    ([0, 0, 1, 1], [0, 1, 0, 1], 4)
     """
     per = heads_per_layer or max(len(heads), 1)
     hcols: dict[str, list[Any]] = {}

@@ -100,7 +100,13 @@ class Table:
     # -- mapping-like access ---------------------------------------------------
     @property
     def columns(self) -> list[str]:
-        """Column names in order."""
+        """Column names in order.
+
+        Examples
+        --------
+        >>> Table({"x": [1], "y": [2]}).columns
+        ['x', 'y']
+        """
         return list(self._cols)
 
     def __len__(self) -> int:
@@ -116,7 +122,13 @@ class Table:
             raise KeyError(f"no column {name!r}; columns are {self.columns}") from None
 
     def get(self, name: str, default: Any = None) -> Any:
-        """Return a column, or ``default`` when it is missing."""
+        """Return a column, or ``default`` when it is missing.
+
+        Examples
+        --------
+        >>> Table({"x": [1]}).get("z") is None
+        True
+        """
         return self._cols.get(name, default)
 
     def __eq__(self, other: object) -> bool:  # exact equality (NaN == NaN)
@@ -137,41 +149,90 @@ class Table:
         return f"Table({len(self)} rows; columns={self.columns})"
 
     def row(self, i: int) -> dict[str, Any]:
-        """Row ``i`` as a dict of plain Python values."""
+        """Row ``i`` as a dict of plain Python values.
+
+        Examples
+        --------
+        >>> Table({"x": [1.5, 2.5]}).row(1)
+        {'x': 2.5}
+        """
         return {name: _plain(col[i]) for name, col in self._cols.items()}
 
     def rows(self) -> Iterator[dict[str, Any]]:
-        """Iterate over rows as dicts."""
+        """Iterate over rows as dicts.
+
+        Examples
+        --------
+        >>> [r["x"] for r in Table({"x": [1, 2]}).rows()]
+        [1, 2]
+        """
         for i in range(len(self)):
             yield self.row(i)
 
     def take(self, index: Sequence[int] | NDArray[Any]) -> Table:
-        """Rows at ``index`` (integer positions or a boolean mask)."""
+        """Rows at ``index`` (integer positions or a boolean mask).
+
+        Examples
+        --------
+        >>> Table({"x": [1, 2, 3]}).take([True, False, True])["x"].tolist()
+        [1, 3]
+        """
         idx = np.asarray(index)
         return Table({k: v[idx] for k, v in self._cols.items()})
 
     def where(self, name: str, value: Any) -> Table:
-        """Rows whose column ``name`` equals ``value``."""
+        """Rows whose column ``name`` equals ``value``.
+
+        Examples
+        --------
+        >>> Table({"m": ["a", "b"], "x": [1, 2]}).where("m", "b")["x"].tolist()
+        [2]
+        """
         col = self[name]
         return self.take(np.asarray([v == value for v in col], dtype=bool))
 
     def with_column(self, name: str, values: Any) -> Table:
-        """A copy with column ``name`` added or replaced."""
+        """A copy with column ``name`` added or replaced.
+
+        Examples
+        --------
+        >>> Table({"x": [1]}).with_column("y", [2.0]).columns
+        ['x', 'y']
+        """
         cols: dict[str, Any] = dict(self._cols)
         cols[name] = values
         return Table(cols)
 
     def select(self, names: Iterable[str]) -> Table:
-        """A copy with only the given columns, in the given order."""
+        """A copy with only the given columns, in the given order.
+
+        Examples
+        --------
+        >>> Table({"x": [1], "y": [2]}).select(["y"]).columns
+        ['y']
+        """
         return Table({n: self[n] for n in names})
 
     def to_dict(self) -> dict[str, list[Any]]:
-        """Columns as lists of plain Python values."""
+        """Columns as lists of plain Python values.
+
+        Examples
+        --------
+        >>> Table({"x": [1.0], "v": [[1.0, 2.0]]}).to_dict()
+        {'x': [1.0], 'v': [[1.0, 2.0]]}
+        """
         return {k: [_plain(v) for v in col] for k, col in self._cols.items()}
 
     # -- output ---------------------------------------------------------------
     def to_csv_string(self) -> str:
-        """CSV text (list cells are written as space-separated numbers)."""
+        """CSV text (list cells are written as space-separated numbers).
+
+        Examples
+        --------
+        >>> print(Table({"v": [[1.0, 2.0]], "x": [None]}).to_csv_string(), end="")
+        v,x
+        1.0 2.0,
+        """
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
         writer.writerow(self.columns)
@@ -180,13 +241,27 @@ class Table:
         return buf.getvalue()
 
     def to_csv(self, path: str | Path) -> Path:
-        """Write CSV to ``path`` and return it."""
+        """Write CSV to ``path`` and return it.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> p = Table({"x": [1]}).to_csv(pathlib.Path(tempfile.mkdtemp()) / "t.csv")
+        >>> p.read_text().splitlines()
+        ['x', '1']
+        """
         path = Path(path)
         path.write_text(self.to_csv_string(), encoding="utf-8")
         return path
 
     def to_arrow(self) -> Any:
-        """A ``pyarrow.Table`` (needs pyarrow)."""
+        """A ``pyarrow.Table`` (needs pyarrow).
+
+        Examples
+        --------
+        >>> Table({"x": [1.0]}).to_arrow().num_rows
+        1
+        """
         import pyarrow as pa
 
         arrays = {}
@@ -198,7 +273,16 @@ class Table:
         return pa.table(arrays)
 
     def to_parquet(self, path: str | Path) -> Path:
-        """Write Parquet to ``path`` (needs pyarrow) and return it."""
+        """Write Parquet to ``path`` (needs pyarrow) and return it.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> from qkforms.stats.table import read_parquet
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.parquet"
+        >>> read_parquet(Table({"x": [1.0]}).to_parquet(p))["x"].tolist()
+        [1.0]
+        """
         import pyarrow.parquet as pq
 
         path = Path(path)
@@ -206,13 +290,27 @@ class Table:
         return path
 
     def to_pandas(self) -> Any:
-        """A ``pandas.DataFrame`` (needs pandas)."""
+        """A ``pandas.DataFrame`` (needs pandas).
+
+        Examples
+        --------
+        >>> Table({"x": [1.0]}).to_pandas().shape  # doctest: +SKIP
+        (1, 1)
+        """
         import pandas as pd
 
         return pd.DataFrame({k: list(v) if v.dtype == object else v for k, v in self._cols.items()})
 
     def to_markdown(self, columns: Sequence[str] | None = None, digits: int = 4) -> str:
-        """A GitHub Markdown table of the given columns (all by default)."""
+        """A GitHub Markdown table of the given columns (all by default).
+
+        Examples
+        --------
+        >>> print(Table({"m": ["a"], "x": [0.5]}).to_markdown())
+        | m | x |
+        |---|---|
+        | a | 0.5000 |
+        """
         names = list(columns) if columns is not None else self.columns
         names = [n for n in names if n in self._cols]
         lines = ["| " + " | ".join(names) + " |", "|" + "---|" * len(names)]
@@ -309,6 +407,15 @@ def read_parquet(path: str | Path) -> Table:
     ------
     QKFormsError
         If the file is missing or pyarrow is not installed.
+
+    Examples
+    --------
+    >>> from qkforms.stats.table import read_parquet
+    >>> try:
+    ...     read_parquet("/nonexistent/heads.parquet")
+    ... except Exception as exc:
+    ...     print(type(exc).__name__)
+    QKFormsError
     """
     path = Path(path)
     if not path.is_file():
