@@ -1,7 +1,7 @@
 /-
 Copyright (c) 2026 qkforms contributors. Released under Apache 2.0 license.
 -/
-import QKForms.ProportionalLobes
+import QKForms.LobeEstimates
 import QKForms.RankOne
 
 /-!
