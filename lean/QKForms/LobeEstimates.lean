@@ -446,7 +446,6 @@ end Vec
 
 /-! ## Sorted samples (the objects of Lemma 6) and deterministic sorting facts -/
 
-
 /-- The multiset `{c x_0, …, c x_(n-1)}` of the first `n` scaled sample values. -/
 noncomputable def scaledSample (c : ℝ) (x : ℕ → ℝ) (n : ℕ) : Multiset ℝ :=
   (Multiset.range n).map fun i => c * x i
