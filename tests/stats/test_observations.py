@@ -264,6 +264,14 @@ def test_family_shares_follow_the_per_head_likelihoods(tables) -> None:
         assert r["aic_gengamma_share"] == pytest.approx(np.mean(aic))
         # rank-one heads have 1-point samples: not fitted
         assert _row(fam, "rank-one", sample=sample)["heads_fitted"] == 0
+    summary = {r["sample"]: r for r in tables["families_summary"].rows()}
+    for sample, r in summary.items():
+        shares = [_row(fam, m, sample=sample)["gengamma_share"] for m in ("gauss-a", "gauss-b")]
+        assert r["models"] == 2  # the rank-one model has no fitted head
+        assert r["gengamma_share_mean"] == pytest.approx(np.mean(shares))
+        assert r["lognormal_share_mean"] == pytest.approx(1 - np.mean(shares))
+        assert r["gengamma_share_mean_ci_low"] <= r["gengamma_share_mean"] <= r[
+            "gengamma_share_mean_ci_high"]
 
 
 def test_pooled_bootstrap_is_stratified_and_seeded(mixed_survey) -> None:

@@ -439,8 +439,8 @@ def _accumulation_tables(ok: Table, base: Table, ctx: _Ctx) -> tuple[Table, Tabl
             gx = None if g is None else np.asarray(g)[np.isfinite(dist)]
             t: dict[str, Any] = {"model": label, "null": null_name, "n_trained": int(x.size),
                                  "n_null": int(y.size)}
-            t["trained_median"] = float(np.median(x)) if x.size else np.nan
-            t["null_median"] = float(np.median(y)) if y.size else np.nan
+            _put_median(t, ctx, ("acc-test", label, null_name), "trained", x, gx, None)
+            _put_median(t, ctx, ("acc-test", label, null_name), "null", y, gy, None)
             _put_ratio(t, ctx, ("acc-test", label, null_name), "median_ratio", x, y, gx, gy)
             est, lo, hi = cliffs_delta_ci(x, y, groups_x=gx, groups_y=gy,
                                           rng=ctx.rng("acc-test", label, null_name, "cliff"),
@@ -499,7 +499,8 @@ def _types_tables(ok: Table, labels: dict[str, NDArray], ctx: _Ctx) -> tuple[Tab
             row["kmeans_best_k"] = best_k if rule == "kmeans" else None
             if rule == "radius" and survey_types is not None:
                 st = np.asarray([str(v) for v in survey_types[mask]])
-                row["survey_type_agreement"] = float(np.mean(st == lab)) if lab.size else np.nan
+                _put_share(row, ctx, ("types", label, rule), "survey_type_agreement",
+                           st == lab, g)
             rows.append(row)
         for r in RADII:
             lab = radius_types(prof[mask], r) if mask.any() else np.asarray([], str)
@@ -566,13 +567,14 @@ def _families_tables(hs: Table, ctx: _Ctx) -> tuple[Table, Table]:
             rows.append(row)
     fam = _rows_to_table(rows)
     summary = []
+    models = np.asarray([str(m) for m in hs["model"]])
     for s in SAMPLES:
         per = [r for r in rows if r["sample"] == s and r["model"] != POOLED
                and r["heads_fitted"] > 0]
         gg = np.asarray([r["gengamma_share"] for r in per])
         ln = np.asarray([r["lognormal_share"] for r in per])
         ksm = np.asarray([r["ks_gengamma_median"] for r in per])
-        summary.append({
+        row = {
             "sample": s,
             "models": len(per),
             "gengamma_share_mean": float(gg.mean()) if gg.size else np.nan,
@@ -580,7 +582,26 @@ def _families_tables(hs: Table, ctx: _Ctx) -> tuple[Table, Table]:
             "lognormal_share_mean": float(ln.mean()) if ln.size else np.nan,
             "lognormal_share_sd": float(ln.std(ddof=1)) if ln.size > 1 else np.nan,
             "ks_gengamma_median_of_model_medians": float(np.median(ksm)) if ksm.size else np.nan,
-        })
+        }
+        # interval of the mean over models of the per-model share: heads resampled
+        # within every model, the per-model shares and their mean recomputed
+        best = np.asarray([str(b) for b in hs[f"{s}_best"]])
+        reps = []
+        rng = ctx.rng("families-summary", s)
+        for r in per:
+            member = np.flatnonzero((models == r["model"]) & (best != "None"))
+            if ctx.n_boot > 0 and member.size:
+                idx = member[rng.integers(0, member.size, size=(ctx.n_boot, member.size))]
+                reps.append(np.mean(best[idx] == "gengamma", axis=1))
+        for name, sign in (("gengamma_share_mean", 1.0), ("lognormal_share_mean", -1.0)):
+            if reps:
+                m = np.mean(reps, axis=0)
+                m = m if sign > 0 else 1.0 - m
+                lo, hi = np.quantile(m, [0.025, 0.975])
+                row[f"{name}_ci_low"], row[f"{name}_ci_high"] = float(lo), float(hi)
+            else:
+                row[f"{name}_ci_low"] = row[f"{name}_ci_high"] = np.nan
+        summary.append(row)
     return fam, _rows_to_table(summary)
 
 
@@ -608,7 +629,7 @@ def _by_layer_table(ok: Table, base: Table, types_radius: NDArray, ctx: _Ctx) ->
                 bmask = (b_models == m) & (b_layers == layer)
                 for name in ("sym_energy", "pairing", "theta_dist"):
                     bx = _float(base[name][bmask])
-                    row[f"baseline_{name}_median"] = float(np.median(bx)) if bx.size else np.nan
+                    _put_median(row, ctx, key, f"baseline_{name}", bx, None, None)
             rows.append(row)
     return _rows_to_table(rows)
 
