@@ -236,6 +236,23 @@ def test_head_signature_float_random_head_matches_theorem() -> None:
     assert exact.head_signature(W_Q, W_Q, method="charpoly") == (8, 0, 32)
 
 
+def test_stacked_is_surjective_certificate_paths() -> None:
+    rng = np.random.default_rng(13)
+    W_Q, W_K = rng.standard_normal((8, 40)), rng.standard_normal((8, 40))
+    assert exact.stacked_is_surjective(W_Q, W_K)  # column-subset certificate
+    assert not exact.stacked_is_surjective(W_Q, 3.0 * W_Q)  # falls back to the exact rank
+    # surjective only through columns the subset misses: the full-matrix path decides
+    M = np.zeros((16, 40))
+    M[:, 24:40] = np.eye(16) * 0.5
+    assert exact.stacked_is_surjective(M[8:], M[:8])
+    assert exact.head_signature(M[8:], M[:8]) == (8, 8, 24)
+    assert exact.head_signature(M[8:], M[:8], method="charpoly") == (8, 8, 24)
+    M[15, 39] = 0.0  # now rank 15
+    assert not exact.stacked_is_surjective(M[8:], M[:8])
+    sig = exact.head_signature(M[8:], M[:8])
+    assert sig == exact.head_signature(M[8:], M[:8], method="dense") and sig != (8, 8, 24)
+
+
 def test_head_shapes_and_methods_validated() -> None:
     with pytest.raises(ShapeError):
         exact.head_signature([[1, 2]], [[1, 2, 3]])

@@ -171,13 +171,11 @@ def _dyadic_parts(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     if not np.any(nz):
         zero = np.zeros(A.shape, dtype=np.int64)
         return zero, zero, 0
-    # strip trailing zero bits, so float32/bf16-born data stays small
-    tz = np.zeros_like(ints)
-    rem = np.where(nz, np.abs(ints), 1)
-    for b in (32, 16, 8, 4, 2, 1):
-        mask = (rem & ((1 << b) - 1)) == 0
-        tz = np.where(mask, tz + b, tz)
-        rem = np.where(mask, rem >> b, rem)
+    # strip trailing zero bits, so float32/bf16-born data stays small: the lowest set
+    # bit of |m| is |m| & -|m|, a power of two <= 2^53, whose log2 is exact in float64
+    absint = np.abs(ints)
+    lowbit = np.where(nz, absint & -absint, 1)
+    tz = np.log2(lowbit.astype(np.float64)).astype(np.int64)
     odd = np.where(nz, ints >> tz, 0)
     low = expo + tz
     emin = int(low[nz].min())
