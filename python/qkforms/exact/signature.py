@@ -302,7 +302,7 @@ def head_signature(
         ``"dense"`` (Descartes on the ``N x N`` characteristic polynomial of ``S``;
         for small ``N`` and tests), or ``"auto"`` (the certified rank test, then
         the ``"charpoly"`` route only for degenerate heads, whose characteristic
-        polynomial has smaller coefficients than that of ``G J G``; about 0.04 s
+        polynomial has smaller coefficients than that of ``G J G``; about 0.015 s
         per nondegenerate head at ``(N, n) = (576, 64)``, about 1 s per degenerate one).
 
     Returns
