@@ -302,3 +302,13 @@ def test_many_models_pool_into_one_table_set() -> None:
     assert _row(out["symmetric_energy"], POOLED)["heads"] == 12
     assert len(out["head_stats"]) == 12 and len(out["baseline_heads"]) == 0
     _ = rank_one_heads  # (helpers shared with the other test modules)
+
+
+def test_observations_markdown_lists_nearly_rank_one_layers(tables) -> None:
+    from qkforms.stats.output import render_markdown
+
+    text = render_markdown(tables)
+    section = text.split("## Layers with nearly rank-one forms", 1)[1]
+    rows = [line for line in section.splitlines() if line.startswith("| rank-one |")]
+    assert len(rows) == 2  # both layers of the rank-one model, and no Gaussian layer
+    assert "gauss-a" not in section and "gauss-b" not in section

@@ -104,7 +104,25 @@ def render_markdown(tables: dict[str, Table], *, header: str = "") -> str:
         if table is None or not len(table.columns):
             continue
         lines += [f"## {title}", "", text, "", table.to_markdown(cols), ""]
+    lines += _low_rank_layers(tables.get("by_layer"))
     return "\n".join(lines)
+
+
+def _low_rank_layers(by_layer: Table | None) -> list[str]:
+    """The section listing layers where at least half the heads have participation ratio < 2."""
+    if by_layer is None or not len(by_layer) or "pr_lt2" not in by_layer:
+        return []
+    keep = [i for i, (k, h) in enumerate(zip(by_layer["pr_lt2"], by_layer["heads"], strict=True))
+            if h and 2 * int(k) >= int(h)]
+    lines = ["## Layers with nearly rank-one forms", "",
+             "Layers where at least half of the heads have participation ratio < 2: their "
+             "profiles sit near Θ because the forms are nearly rank one (Proposition 4), so "
+             "they are reported apart from the accumulation observation.", ""]
+    if not keep:
+        return [*lines, "None.", ""]
+    cols = ("model", "layer", "heads", "pr_lt2", "pr_lt5", "participation_ratio_median",
+            "theta_dist_median")
+    return [*lines, by_layer.take(keep).to_markdown(cols), ""]
 
 
 def write_tables(
