@@ -43,6 +43,13 @@ print(time.perf_counter() - t0)
 """
 
 
+HASH_SCRIPT = """
+import sys
+import qkforms.models as qm
+qm.load(sys.argv[1], checksum=True)
+"""
+
+
 def _run(cmd: list[str]) -> tuple[float, float, str]:
     """Run a command in a fresh process: (wall seconds, peak RSS MiB, stdout)."""
     code = (
@@ -118,8 +125,10 @@ def main() -> None:
     floor(str(ckpt))  # warm the page cache
     f1, f_rss = floor(str(ckpt))
     s_wall, s_rss, man = survey(str(ckpt), tmp / "out-24b")
+    s2_wall, s2_rss, man2 = survey(str(ckpt), tmp / "out-24b-w2", "--workers", "2")
     f2, _ = floor(str(ckpt))
     io = min(f1, f2)
+    hash_wall, _, _ = _run([sys.executable, "-c", HASH_SCRIPT, str(ckpt)])
     t = man["models"][0]["timings"]
     report.update({
         "24b_heads": man["models"][0]["heads"],
@@ -132,6 +141,10 @@ def main() -> None:
         "24b_compute_s": t["compute_s"],
         "24b_read_s_in_survey": t["read_s"],
         "24b_write_s": t["write_s"],
+        "24b_load_with_sha256_s": hash_wall,
+        "24b_survey_workers2_wall_s": s2_wall,
+        "24b_workers2_ratio_over_floor": s2_wall / io,
+        "24b_workers2_peak_rss_MiB_largest_process": s2_rss,
     })
     floor("smollm2")
     sf, _ = floor("smollm2")

@@ -374,36 +374,42 @@ def _read_layer(model: Any, layer: int) -> tuple[Any, str | None]:
 
 
 def _prefetched(model: Any, layers: list[int]) -> Iterator[tuple[int, Any, str | None, float]]:
-    """Yield ``(layer, weights, failure, read_seconds)``; the next layer is read meanwhile."""
-    q: queue.Queue[Any] = queue.Queue(maxsize=1)
+    """Yield ``(layer, weights, failure, read_seconds)``; the next layer is read meanwhile.
+
+    At most two layers are alive at once (the one being processed and the one read
+    ahead): the reader takes a slot before reading and the consumer gives it back when
+    it asks for the next layer.
+    """
+    q: queue.Queue[Any] = queue.Queue()
+    slots = threading.Semaphore(2)
     stop = threading.Event()
 
     def produce() -> None:
         for layer in layers:
+            while not slots.acquire(timeout=0.1):
+                if stop.is_set():
+                    return
             if stop.is_set():
                 return
             t = time.perf_counter()
             try:
                 item: Any = (layer, *_read_layer(model, layer), time.perf_counter() - t)
             except BaseException as exc:  # noqa: BLE001 - handed to the consumer
-                item = exc
-            while not stop.is_set():
-                try:
-                    q.put(item, timeout=0.1)
-                    break
-                except queue.Full:
-                    continue
-            if isinstance(item, BaseException):
+                q.put(exc)
                 return
+            q.put(item)
 
     thread = threading.Thread(target=produce, name="qkforms-survey-reader", daemon=True)
     thread.start()
     try:
-        for _ in layers:
+        for i in range(len(layers)):
+            if i:
+                slots.release()  # the previous layer has been processed
             item = q.get()
             if isinstance(item, BaseException):
                 raise item
             yield item
+            item = None
     finally:
         stop.set()
         thread.join(timeout=5)
