@@ -312,3 +312,19 @@ def test_observations_markdown_lists_nearly_rank_one_layers(tables) -> None:
     rows = [line for line in section.splitlines() if line.startswith("| rank-one |")]
     assert len(rows) == 2  # both layers of the rank-one model, and no Gaussian layer
     assert "gauss-a" not in section and "gauss-b" not in section
+
+
+def test_semidefinite_heads_do_not_break_the_tables() -> None:
+    rng = np.random.default_rng(12)
+    spectra = [np.concatenate([rng.gamma(2.0, 1.0, 8), np.zeros(8)]),      # PSD: d = 0, b = 0
+               -np.concatenate([rng.gamma(2.0, 1.0, 8), np.zeros(8)]),     # NSD: c = 0, b = 0
+               np.concatenate([rng.gamma(2.0, 1.0, 8), -rng.gamma(2.0, 1.0, 8)])]
+    heads, spec = rows_from_spectrum("edge", spectra)
+    out = observations(heads, spec, n_boot=20)
+    types = {r["rule"]: r for r in out["spectral_types"].rows() if r["model"] == "edge"}
+    assert (types["radius"]["n_I+"], types["radius"]["n_I-"]) == (1, 2)  # NSD and the tie
+    hs = out["head_stats"]
+    assert np.isnan(hs["lobe_departure"][0]) and hs["lambda_neg_best"][0] is None
+    assert hs["lambda_pos_best"][0] in ("gengamma", "lognormal")
+    assert _row(out["proportional_lobes"], "edge")["lobe_departure_median"] == pytest.approx(
+        np.nanmedian(np.asarray(hs["lobe_departure"], float)))

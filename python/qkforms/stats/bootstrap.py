@@ -118,12 +118,13 @@ def stat_ci(
     x = x[keep]
     if x.size == 0:
         return (np.nan, np.nan, np.nan)
-    est = float(stat(x[None, :])[0])
-    if n_boot <= 0:
-        return (est, np.nan, np.nan)
-    reps = stat(x[resample_index(g, x.size, n_boot, rng)])
-    alpha = (1.0 - CI_LEVEL) / 2.0
-    lo, hi = np.quantile(reps, [alpha, 1.0 - alpha])
+    with np.errstate(invalid="ignore"):  # inf - inf inside interpolation gives nan
+        est = float(stat(x[None, :])[0])
+        if n_boot <= 0:
+            return (est, np.nan, np.nan)
+        reps = stat(x[resample_index(g, x.size, n_boot, rng)])
+        alpha = (1.0 - CI_LEVEL) / 2.0
+        lo, hi = np.quantile(reps, [alpha, 1.0 - alpha])
     return (est, float(lo), float(hi))
 
 

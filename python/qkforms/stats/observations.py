@@ -112,9 +112,10 @@ def _put_median(
     row[f"{name}_median_ci_low"] = lo
     row[f"{name}_median_ci_high"] = hi
     if quantiles is not None:
-        finite = x[~np.isnan(x)]
-        q = np.quantile(finite, [quantiles[0] / 100, quantiles[1] / 100]) if finite.size else [
-            np.nan, np.nan]
+        finite = x[~np.isnan(x)]  # +-inf (e.g. rho of a NSD head) stay: they order fine
+        with np.errstate(invalid="ignore"):
+            q = np.quantile(finite, [quantiles[0] / 100, quantiles[1] / 100]) if finite.size \
+                else [np.nan, np.nan]
         row[f"{name}_p{quantiles[0]}"] = float(q[0])
         row[f"{name}_p{quantiles[1]}"] = float(q[1])
 
