@@ -218,3 +218,21 @@ def test_bad_layer_selection(tmp_path: Path, capsys: pytest.CaptureFixture) -> N
     ckpt = _synthetic(tmp_path)
     assert main(["survey", str(ckpt), "--out", str(tmp_path / "o"), "--layers", "5"]) == 1
     assert "out of range" in capsys.readouterr().err
+
+
+def test_several_sources_in_one_run(tmp_path: Path) -> None:
+    a = write_llama_checkpoint(tmp_path / "a", n_layers=2, N=32, n=4, n_q=2, n_kv=1, name="ma")
+    b = write_llama_checkpoint(tmp_path / "b", n_layers=3, N=40, n=5, n_q=4, n_kv=4, name="mb",
+                               model_type="llama", dtype="F32")
+    out = tmp_path / "out"
+    assert main(["survey", str(a), str(b), str(a), "--out", str(out)]) == 0
+    rows = pq.read_table(out / "heads.parquet").to_pylist()
+    models = [r["model"] for r in rows]
+    assert models == ["ma [ma]"] * 4 + ["mb"] * 12 + ["ma [ma-2]"] * 4
+    assert {(r["n_pos"], r["n_neg"], r["n_zero"]) for r in rows if r["model"] == "mb"} == {
+        (5, 5, 30)}
+    man = json.loads((out / "manifest.json").read_text())
+    assert [m["model"] for m in man["models"]] == ["ma [ma]", "mb", "ma [ma-2]"]
+    assert [m["heads"] for m in man["models"]] == [4, 12, 4]
+    text = (out / "summary.md").read_text()
+    assert text.count("\n## ") == 3

@@ -77,9 +77,9 @@ def run(args: argparse.Namespace) -> int:
 
     heads = pq.read_table(Path(args.out) / "heads.parquet")
     for entry in manifest["models"]:
-        s = model_summary(heads, entry["name"])
+        s = model_summary(heads, entry["model"])
         cert = "" if s["certified"] is None else f", exact-certified {s['certified']}"
-        print(f"{entry['name']}: {s['heads']} heads, {s['ok']} ok, {s['failed']} failed, "
+        print(f"{entry['model']}: {s['heads']} heads, {s['ok']} ok, {s['failed']} failed, "
               f"balanced {s['balanced']}{cert} "
               f"({entry['timings']['wall_s']:.1f} s)")
     print(f"wrote {Path(args.out) / 'heads.parquet'} and summary.md")

@@ -459,7 +459,7 @@ def _progress(total: int, desc: str, enabled: bool) -> Any:
 
 
 def _layer_job(model: Any, layer: int, lw: Any, failure: str | None, opts: SurveyOptions,
-               key: str, keep_factors: bool, gammas: dict[int, np.ndarray] | None,
+               label: str, keep_factors: bool, gammas: dict[int, np.ndarray] | None,
                store: PartStore) -> dict[str, float]:
     info = model.info
     if lw is None:  # unreadable layer: all heads failed, no weights
@@ -469,11 +469,11 @@ def _layer_job(model: Any, layer: int, lw: Any, failure: str | None, opts: Surve
 
         lw = SimpleNamespace(layer=layer, W_Q=zeros_q, W_K=zeros_k,
                              kv_index=np.arange(info.n_q) // max(1, info.n_q // info.n_kv))
-        res = process_layer(lw, info, model=info.name, exact=False,
+        res = process_layer(lw, info, model=label, exact=False,
                             keep_factors=keep_factors, failure=failure)
     else:
         gamma = gammas.get(layer) if gammas is not None else None
-        res = process_layer(lw, info, model=info.name, exact=opts.exact, gamma=gamma,
+        res = process_layer(lw, info, model=label, exact=opts.exact, gamma=gamma,
                             keep_factors=keep_factors, failure=failure)
     t = time.perf_counter()
     store.write_layer(layer, res.heads, res.spectra, res.factors)
@@ -487,8 +487,8 @@ def _layer_job(model: Any, layer: int, lw: Any, failure: str | None, opts: Surve
 _WORKER_MODELS: dict[str, Any] = {}
 
 
-def _worker_layer(source: str, out: str, key: str, layer: int, opts: dict[str, Any],
-                  keep_factors: bool) -> dict[str, float]:
+def _worker_layer(source: str, out: str, key: str, label: str, layer: int,
+                  opts: dict[str, Any], keep_factors: bool) -> dict[str, float]:
     """Worker-process task: survey one layer of ``source`` and write its parts."""
     from qkforms.models import load
 
@@ -500,13 +500,13 @@ def _worker_layer(source: str, out: str, key: str, layer: int, opts: dict[str, A
     lw, failure = _read_layer(model, layer)
     read_s = time.perf_counter() - t
     gammas = {layer: norm_gain(model, layer)} if o.fold_norm else None
-    timings = _layer_job(model, layer, lw, failure, o, key, keep_factors, gammas,
+    timings = _layer_job(model, layer, lw, failure, o, label, keep_factors, gammas,
                          PartStore(Path(out), key))
     timings["read_s"] = read_s
     return timings
 
 
-def _survey_model(model: Any, source: str | None, key: str, opts: SurveyOptions,
+def _survey_model(model: Any, source: str | None, key: str, label: str, opts: SurveyOptions,
                   layers: list[int]) -> dict[str, Any]:
     info = model.info
     store = PartStore(opts.out, key)
@@ -522,13 +522,13 @@ def _survey_model(model: Any, source: str | None, key: str, opts: SurveyOptions,
         gammas = {layer: norm_gain(model, layer) for layer in todo}
     totals = {"read_s": 0.0, "compute_s": 0.0, "exact_s": 0.0, "table_s": 0.0, "write_s": 0.0}
     t0 = time.perf_counter()
-    bar = _progress(len(todo), info.name, opts.progress)
+    bar = _progress(len(todo), label, opts.progress)
     try:
         if opts.workers > 1 and source is not None and len(todo) > 1:
-            _run_workers(source, key, opts, todo, keep_factors, totals, bar)
+            _run_workers(source, key, label, opts, todo, keep_factors, totals, bar)
         else:
             for layer, lw, failure, read_s in _prefetched(model, todo):
-                timings = _layer_job(model, layer, lw, failure, opts, key, keep_factors,
+                timings = _layer_job(model, layer, lw, failure, opts, label, keep_factors,
                                      gammas, store)
                 timings["read_s"] = read_s
                 for k, v in timings.items():
@@ -539,11 +539,12 @@ def _survey_model(model: Any, source: str | None, key: str, opts: SurveyOptions,
         if bar is not None:
             bar.close()
     totals["wall_s"] = time.perf_counter() - t0
-    return {"key": key, "store": store, "layers": layers, "resumed_layers": len(layers) - len(todo),
-            "keep_factors": keep_factors, "timings": totals}
+    return {"key": key, "label": label, "store": store, "layers": layers,
+            "resumed_layers": len(layers) - len(todo), "keep_factors": keep_factors,
+            "timings": totals}
 
 
-def _run_workers(source: str, key: str, opts: SurveyOptions, todo: list[int],
+def _run_workers(source: str, key: str, label: str, opts: SurveyOptions, todo: list[int],
                  keep_factors: bool, totals: dict[str, float], bar: Any) -> None:
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -557,8 +558,8 @@ def _run_workers(source: str, key: str, opts: SurveyOptions, todo: list[int],
     try:
         with ProcessPoolExecutor(max_workers=opts.workers,
                                  mp_context=mp.get_context("spawn")) as pool:
-            futures = [pool.submit(_worker_layer, source, str(opts.out), key, layer, odict,
-                                   keep_factors) for layer in todo]
+            futures = [pool.submit(_worker_layer, source, str(opts.out), key, label, layer,
+                                   odict, keep_factors) for layer in todo]
             for fut in as_completed(futures):
                 for k, v in fut.result().items():
                     totals[k] += v
@@ -620,11 +621,16 @@ def survey(
     out = Path(opts.out)
     out.mkdir(parents=True, exist_ok=True)
     srcs = list(sources) if sources is not None else [None] * len(models)
-    keys = _unique_keys([m.info.name for m in models])
+    names = [m.info.name for m in models]
+    keys = _unique_keys(names)
+    # the `model` column: the model's name, made unique when two sources share one
+    labels = [name if names.count(name) == 1 else f"{name} [{key}]"
+              for name, key in zip(names, keys, strict=True)]
     selections = [parse_layers(opts.layers, m.info.n_layers) for m in models]
     runs = []
-    for model, src, key, layers in zip(models, srcs, keys, selections, strict=True):
-        runs.append(_survey_model(model, src, key, opts, layers))
+    for model, src, key, label, layers in zip(models, srcs, keys, labels, selections,
+                                              strict=True):
+        runs.append(_survey_model(model, src, key, label, opts, layers))
     # merge
     t_merge = time.perf_counter()
     heads_parts, spectra_parts = [], []
@@ -663,8 +669,9 @@ def _manifest(models: Sequence[Any], srcs: list[str | None], runs: list[dict[str
             "name", "architecture", "n_layers", "N", "n", "n_q", "n_kv", "positional",
             "rope_base", "rotary_fraction", "rope_scaling", "has_qk_bias", "dtype", "format",
             "causal")}
-        rows = [i for i, m in enumerate(model_col) if m == info.name]
+        rows = [i for i, m in enumerate(model_col) if m == run["label"]]
         entries.append({
+            "model": run["label"],
             "key": run["key"],
             "source": src,
             **facts,

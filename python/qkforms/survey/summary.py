@@ -99,8 +99,8 @@ def write_summary(path: Path, heads: Any, manifest: dict[str, Any]) -> str:
                  + ", ".join(f"{k}={v}" for k, v in opts.items()))
     lines.append("")
     for entry in manifest["models"]:
-        s = model_summary(heads, entry["name"])
-        lines += [f"## {entry['name']}", ""]
+        s = model_summary(heads, entry["model"])
+        lines += [f"## {entry['model']}", ""]
         lines.append(f"{entry['architecture']}, {entry['n_layers']} layers, "
                      f"{entry['n_q']} query / {entry['n_kv']} key heads, N = {entry['N']}, "
                      f"n = {entry['n']}, {entry['positional']}, stored as {entry['dtype']}; "
