@@ -192,7 +192,7 @@ def test_fold_norm_refused_for_unknown_norm_placement() -> None:
         norm_gain(fake, 0)
 
 
-def test_workers_give_identical_rows(tmp_path: Path) -> None:
+def test_workers_and_threads_give_identical_rows(tmp_path: Path) -> None:
     ckpt = _synthetic(tmp_path, n_layers=4)
     one, two = tmp_path / "one", tmp_path / "two"
     assert main(["survey", str(ckpt), "--out", str(one)]) == 0
@@ -200,6 +200,14 @@ def test_workers_give_identical_rows(tmp_path: Path) -> None:
     assert pq.read_table(one / "heads.parquet").equals(pq.read_table(two / "heads.parquet"))
     assert pq.read_table(one / "spectra.parquet").equals(
         pq.read_table(two / "spectra.parquet"))
+    # slicing a layer's heads over threads does not change a bit either
+    for threads in ("1", "3"):
+        t_out = tmp_path / f"threads{threads}"
+        assert main(["survey", str(ckpt), "--out", str(t_out), "--threads", threads]) == 0
+        assert pq.read_table(one / "heads.parquet").equals(
+            pq.read_table(t_out / "heads.parquet"))
+        assert pq.read_table(one / "spectra.parquet").equals(
+            pq.read_table(t_out / "spectra.parquet"))
 
 
 def test_resume_refuses_changed_options(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

@@ -3,7 +3,7 @@
 Usage::
 
     qkforms survey [SOURCE ...] [--out DIR] [--exact] [--resume] [--fold-norm]
-                   [--workers K] [--layers SEL ...]
+                   [--workers K] [--threads T] [--layers SEL ...]
 
 SOURCE defaults to ``smollm2`` (SmolLM2-135M-Instruct as shipped on PyPI); any source
 accepted by :func:`qkforms.models.load` works. See ``docs/survey.md`` for the outputs.
@@ -42,6 +42,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="fold the gain of the norm before each attention into W_Q, W_K")
     parser.add_argument("--workers", type=int, default=1, metavar="K",
                         help="worker processes (layers are spread over them; default 1)")
+    parser.add_argument("--threads", type=int, default=None, metavar="T",
+                        help="compute threads per process (default: cores / workers)")
     parser.add_argument("--layers", nargs="+", default=None, metavar="SEL",
                         help="layers to survey, e.g. 0-3 7 or 1,5 (default: all)")
     parser.add_argument("--no-progress", action="store_true",
@@ -59,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         raise QKFormsError(f"--workers must be >= 1, got {args.workers}")
     opts = SurveyOptions(out=args.out, exact=args.exact, resume=args.resume,
                          fold_norm=args.fold_norm, workers=args.workers, layers=args.layers,
-                         progress=not args.no_progress)
+                         progress=not args.no_progress, threads=args.threads)
     models = [load(src) for src in args.sources]
     try:
         if args.fold_norm:  # refuse early, before any work, for unsupported architectures

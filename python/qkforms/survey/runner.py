@@ -70,6 +70,9 @@ class SurveyOptions:
         Layer selection (``"3"``, ``"0-5"``, ``"1,4"``); all layers when None.
     progress : bool
         Show a progress bar (only when stderr is a terminal).
+    threads : int or None
+        Threads computing slices of a layer's heads in parallel (single-threaded BLAS
+        each); default: the number of cores divided by ``workers``.
     """
 
     out: Path = Path("survey-out")
@@ -79,6 +82,13 @@ class SurveyOptions:
     workers: int = 1
     layers: list[str] | None = None
     progress: bool = True
+    threads: int | None = None
+
+    def compute_threads(self) -> int:
+        """The number of compute threads per process."""
+        if self.threads is not None:
+            return max(1, self.threads)
+        return max(1, (os.cpu_count() or 1) // max(1, self.workers))
 
     def fingerprint(self) -> dict[str, Any]:
         """The options that change the numbers (must match to resume)."""
@@ -205,6 +215,41 @@ def blas_single_thread() -> Any:
 
 # --------------------------------------------------------------------------- one layer
 
+_POOL: Any = None
+
+
+def _split_spectra(W_Q: np.ndarray, W_K: np.ndarray, kv_index: np.ndarray, keep_factors: bool,
+                   threads: int) -> Any:
+    """:func:`layer_spectra` on ``threads`` slices of the query heads, in parallel.
+
+    Every per-head number is computed by the same calls on the same blocks whatever
+    the slicing, so the result is identical to one batch.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from qkforms.survey.spectra import LayerSpectra
+
+    n_q = W_Q.shape[0]
+    threads = max(1, min(threads, n_q))
+    if threads == 1:
+        return layer_spectra(W_Q, W_K, kv_index, keep_factors=keep_factors)
+    global _POOL
+    if _POOL is None or _POOL._max_workers < threads:
+        _POOL = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="qkforms-survey")
+    bounds = np.linspace(0, n_q, threads + 1).round().astype(int)
+    parts = list(_POOL.map(
+        lambda ab: layer_spectra(W_Q[ab[0]:ab[1]], W_K, kv_index[ab[0]:ab[1]],
+                                 keep_factors=keep_factors),
+        list(zip(bounds[:-1], bounds[1:], strict=True))))
+    merged: dict[str, Any] = {}
+    for name in ("ok", "eig_S", "norm_sq", "skew_sq", "trace", "sv_L_sq", "sv_T", "abs_eig_L",
+                 "Q_red", "K_red"):
+        vals = [getattr(p, name) for p in parts]
+        merged[name] = None if vals[0] is None else np.concatenate(vals)
+    merged["error"] = [e for p in parts for e in p.error]
+    return LayerSpectra(**merged)
+
+
 
 @dataclass
 class LayerResult:
@@ -243,6 +288,7 @@ def process_layer(
     gamma: np.ndarray | None = None,
     keep_factors: bool = False,
     failure: str | None = None,
+    threads: int = 1,
 ) -> LayerResult:
     """Compute the heads and spectra tables of one layer.
 
@@ -262,6 +308,9 @@ def process_layer(
         Return ``Q_red``/``K_red`` for the factors sidecar.
     failure : str, optional
         Mark every head failed with this reason (layer could not be read).
+    threads : int
+        Compute this many slices of the layer's query heads in parallel threads (each
+        with single-threaded BLAS); the results do not depend on it.
 
     Examples
     --------
@@ -287,7 +336,7 @@ def process_layer(
     if gamma is not None:
         W_Q, W_K = W_Q * gamma, W_K * gamma
     with blas_single_thread():
-        sp = layer_spectra(W_Q, W_K, kv_index, keep_factors=keep_factors)
+        sp = _split_spectra(W_Q, W_K, kv_index, keep_factors, threads)
         if failure is not None:
             sp.ok[:] = False
             sp.error[:] = [failure] * n_q
@@ -470,11 +519,12 @@ def _layer_job(model: Any, layer: int, lw: Any, failure: str | None, opts: Surve
         lw = SimpleNamespace(layer=layer, W_Q=zeros_q, W_K=zeros_k,
                              kv_index=np.arange(info.n_q) // max(1, info.n_q // info.n_kv))
         res = process_layer(lw, info, model=label, exact=False,
-                            keep_factors=keep_factors, failure=failure)
+                            keep_factors=keep_factors, failure=failure, threads=1)
     else:
         gamma = gammas.get(layer) if gammas is not None else None
         res = process_layer(lw, info, model=label, exact=opts.exact, gamma=gamma,
-                            keep_factors=keep_factors, failure=failure)
+                            keep_factors=keep_factors, failure=failure,
+                            threads=opts.compute_threads())
     t = time.perf_counter()
     store.write_layer(layer, res.heads, res.spectra, res.factors)
     res.timings["write_s"] = time.perf_counter() - t
@@ -689,7 +739,8 @@ def _manifest(models: Sequence[Any], srcs: list[str | None], runs: list[dict[str
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "argv": list(argv) if argv is not None else None,
         "options": {"exact": opts.exact, "resume": opts.resume, "fold_norm": opts.fold_norm,
-                    "workers": opts.workers, "layers": opts.layers},
+                    "workers": opts.workers, "threads": opts.compute_threads(),
+                    "layers": opts.layers},
         "thresholds": _thresholds(),
         "environment": {"python": platform.python_version(), "numpy": np.__version__,
                         "pyarrow": pa.__version__, "platform": platform.platform()},
