@@ -244,3 +244,41 @@ def test_several_sources_in_one_run(tmp_path: Path) -> None:
     assert [m["heads"] for m in man["models"]] == [4, 12, 4]
     text = (out / "summary.md").read_text()
     assert text.count("\n## ") == 3
+
+
+def test_unreadable_layer_is_recorded_and_the_run_goes_on(tmp_path: Path) -> None:
+    """A model object whose layer 1 cannot be read (loader interface, no checkpoint)."""
+    from types import SimpleNamespace
+
+    from qkforms.errors import CheckpointError
+    from qkforms.survey.runner import SurveyOptions, survey
+
+    rng = np.random.default_rng(4)
+    n_q, n_kv, n, N = 4, 2, 3, 20
+
+    class Fake:
+        info = SimpleNamespace(name="fake", architecture="gpt2", n_layers=3, N=N, n=n,
+                               n_q=n_q, n_kv=n_kv, positional="absolute", rope_base=None,
+                               rotary_fraction=None, rope_scaling=None, has_qk_bias=False,
+                               dtype="float64", format="memory", causal=True, files=())
+        weights = [(rng.standard_normal((n_q, n, N)), rng.standard_normal((n_kv, n, N)))
+                   for _ in range(3)]
+
+        def layer(self, i: int) -> SimpleNamespace:
+            if i == 1:
+                raise CheckpointError("tensor 'h.1.attn' is truncated")
+            W_Q, W_K = self.weights[i]
+            return SimpleNamespace(layer=i, W_Q=W_Q, W_K=W_K, b_Q=None, b_K=None,
+                                   kv_index=np.arange(n_q) // 2)
+
+    man = survey([Fake()], SurveyOptions(out=tmp_path / "o", exact=True))
+    rows = pq.read_table(tmp_path / "o" / "heads.parquet").to_pylist()
+    assert [r["status"] for r in rows] == ["ok"] * 4 + ["failed"] * 4 + ["ok"] * 4
+    assert all("truncated" in r["error"] for r in rows[4:8])
+    assert all(r["exact_certified"] is None for r in rows[4:8])
+    assert all(r["exact_certified"] for r in rows[:4] + rows[8:])
+    assert man["models"][0]["failed"] == 4
+    # the rows of readable layers are those of the core
+    W_Q, W_K = Fake.weights[2]
+    p = qk.Head(W_Q[3], W_K[1]).profile()
+    assert (rows[11]["a"], rows[11]["d"]) == pytest.approx((p.a, p.d), abs=1e-12)

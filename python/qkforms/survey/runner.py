@@ -33,7 +33,12 @@ from typing import Any
 
 import numpy as np
 
-from qkforms.errors import NonFiniteError, QKFormsError, UnsupportedArchitectureError
+from qkforms.errors import (
+    CheckpointError,
+    NonFiniteError,
+    QKFormsError,
+    UnsupportedArchitectureError,
+)
 from qkforms.survey.spectra import PIVOT_LIMIT, layer_spectra
 from qkforms.survey.statistics import (
     FLOAT_COLUMNS,
@@ -218,6 +223,22 @@ def blas_single_thread() -> Any:
 _POOL: Any = None
 
 
+def _failed_spectra(n_q: int, n: int, reason: str, keep_factors: bool) -> Any:
+    """A :class:`LayerSpectra` whose heads all failed for ``reason``."""
+    from qkforms.survey.spectra import LayerSpectra
+
+    def nan(*shape: int) -> np.ndarray:
+        return np.full(shape, np.nan)
+
+    return LayerSpectra(
+        ok=np.zeros(n_q, dtype=bool), error=[reason] * n_q, eig_S=nan(n_q, 2 * n),
+        norm_sq=nan(n_q), skew_sq=nan(n_q), trace=nan(n_q), sv_L_sq=nan(n_q, n),
+        sv_T=nan(n_q, n), abs_eig_L=nan(n_q, n),
+        Q_red=nan(n_q, n, 2 * n) if keep_factors else None,
+        K_red=nan(n_q, n, 2 * n) if keep_factors else None,
+    )
+
+
 def _split_spectra(W_Q: np.ndarray, W_K: np.ndarray, kv_index: np.ndarray, keep_factors: bool,
                    threads: int) -> Any:
     """:func:`layer_spectra` on ``threads`` slices of the query heads, in parallel.
@@ -330,20 +351,20 @@ def process_layer(
 
     t0 = time.perf_counter()
     N, n = int(info.N), int(info.n)
-    W_Q, W_K = lw.W_Q, lw.W_K
     kv_index = np.asarray(lw.kv_index, dtype=np.int64)
-    n_q = int(W_Q.shape[0])
-    if gamma is not None:
-        W_Q, W_K = W_Q * gamma, W_K * gamma
+    n_q = int(kv_index.shape[0])
     with blas_single_thread():
-        sp = _split_spectra(W_Q, W_K, kv_index, keep_factors, threads)
-        if failure is not None:
-            sp.ok[:] = False
-            sp.error[:] = [failure] * n_q
+        if failure is not None:  # nothing to compute: every head failed for one reason
+            sp = _failed_spectra(n_q, n, failure, keep_factors)
+        else:
+            W_Q, W_K = lw.W_Q, lw.W_K
+            if gamma is not None:
+                W_Q, W_K = W_Q * gamma, W_K * gamma
+            sp = _split_spectra(W_Q, W_K, kv_index, keep_factors, threads)
         cols = head_columns(sp, N=N, n=n)
     t1 = time.perf_counter()
     certified: list[bool | None] = [None] * n_q
-    if exact:
+    if exact and failure is None:
         for h in range(n_q):
             g = int(kv_index[h])
             if np.isfinite(lw.W_Q[h]).all() and np.isfinite(lw.W_K[g]).all():
@@ -420,6 +441,8 @@ def _read_layer(model: Any, layer: int) -> tuple[Any, str | None]:
     except NonFiniteError as exc:
         lw = _read_unchecked(model, layer)
         return lw, (None if lw is not None else f"layer could not be read: {exc}")
+    except CheckpointError as exc:  # e.g. a corrupt tensor: this layer fails, the run goes on
+        return None, f"layer could not be read: {exc}"
 
 
 def _prefetched(model: Any, layers: list[int]) -> Iterator[tuple[int, Any, str | None, float]]:
@@ -512,14 +535,12 @@ def _layer_job(model: Any, layer: int, lw: Any, failure: str | None, opts: Surve
                store: PartStore) -> dict[str, float]:
     info = model.info
     if lw is None:  # unreadable layer: all heads failed, no weights
-        zeros_q = np.zeros((info.n_q, info.n, info.N))
-        zeros_k = np.zeros((info.n_kv, info.n, info.N))
         from types import SimpleNamespace
 
-        lw = SimpleNamespace(layer=layer, W_Q=zeros_q, W_K=zeros_k,
+        lw = SimpleNamespace(layer=layer, W_Q=None, W_K=None,
                              kv_index=np.arange(info.n_q) // max(1, info.n_q // info.n_kv))
-        res = process_layer(lw, info, model=label, exact=False,
-                            keep_factors=keep_factors, failure=failure, threads=1)
+        res = process_layer(lw, info, model=label, keep_factors=keep_factors,
+                            failure=failure or "layer could not be read")
     else:
         gamma = gammas.get(layer) if gammas is not None else None
         res = process_layer(lw, info, model=label, exact=opts.exact, gamma=gamma,
