@@ -21,7 +21,7 @@ Examples
 from __future__ import annotations
 
 import argparse
-import sys
+import time
 from pathlib import Path
 
 __all__ = ["configure", "run"]
@@ -50,6 +50,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="no progress bar (it is shown only on a terminal anyway)")
 
 
+def _argv(args: argparse.Namespace) -> list[str]:
+    """The command line equivalent to ``args`` (recorded in the manifest)."""
+    out = ["qkforms", "survey", *args.sources, "--out", str(args.out)]
+    out += [flag for flag, on in (("--exact", args.exact), ("--resume", args.resume),
+                                  ("--fold-norm", args.fold_norm)) if on]
+    out += ["--workers", str(args.workers)]
+    if args.threads is not None:
+        out += ["--threads", str(args.threads)]
+    if args.layers:
+        out += ["--layers", *args.layers]
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the survey; return the exit status (errors propagate as QKFormsError)."""
     from qkforms.errors import QKFormsError
@@ -62,14 +75,19 @@ def run(args: argparse.Namespace) -> int:
     opts = SurveyOptions(out=args.out, exact=args.exact, resume=args.resume,
                          fold_norm=args.fold_norm, workers=args.workers, layers=args.layers,
                          progress=not args.no_progress, threads=args.threads)
-    models = [load(src) for src in args.sources]
+    models, load_s = [], []
+    for src in args.sources:
+        t = time.perf_counter()
+        models.append(load(src))
+        load_s.append(time.perf_counter() - t)
     try:
         if args.fold_norm:  # refuse early, before any work, for unsupported architectures
             from qkforms.survey.runner import norm_gain
 
             for m in models:
                 norm_gain(m, 0)
-        manifest = survey(models, opts, sources=args.sources, argv=sys.argv)
+        manifest = survey(models, opts, sources=args.sources, argv=_argv(args),
+                          load_seconds=load_s)
     finally:
         for m in models:
             close = getattr(m, "close", None)

@@ -664,6 +664,7 @@ def survey(
     *,
     sources: Sequence[str | None] | None = None,
     argv: Sequence[str] | None = None,
+    load_seconds: Sequence[float] | None = None,
 ) -> dict[str, Any]:
     """Survey already opened models into ``opts.out``; return the manifest.
 
@@ -676,6 +677,8 @@ def survey(
         The source each model was loaded from (recorded; needed for ``workers > 1``).
     argv : sequence of str, optional
         The command line (recorded in the manifest).
+    load_seconds : sequence of float, optional
+        Time spent opening each model (headers and sha256; recorded as ``load_s``).
 
     Returns
     -------
@@ -719,6 +722,9 @@ def survey(
             (out / "factors").mkdir(exist_ok=True)
             run["store"].merge_factors(run["layers"], out / "factors" / f"{run['key']}.npz")
     merge_s = time.perf_counter() - t_merge
+    if load_seconds is not None:
+        for run, secs in zip(runs, load_seconds, strict=True):
+            run["timings"]["load_s"] = secs
     manifest = _manifest(models, srcs, runs, opts, heads, argv, __version__)
     manifest["timings"] = {"merge_s": merge_s, "total_s": time.perf_counter() - t_start}
     atomic_write_bytes(out / "manifest.json", json.dumps(manifest, indent=2).encode())
