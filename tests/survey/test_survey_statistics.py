@@ -170,3 +170,29 @@ def test_ill_conditioned_head_uses_qr_route() -> None:
     G = layer_gram(W_Q, W_K, np.array([0]))[0]
     piv = np.diagonal(np.linalg.cholesky(G)) ** 2
     assert piv.min() < 1e-8 * np.diagonal(G).max()
+
+
+def test_exact_with_folded_gains() -> None:
+    """Nonzero gains keep the exact signature (Sylvester); zero gains can break it."""
+    from types import SimpleNamespace
+
+    from qkforms.exact import head_signature
+    from qkforms.survey.runner import process_layer
+
+    rng = np.random.default_rng(8)
+    n, N = 3, 10
+    lw = SimpleNamespace(layer=0, W_Q=rng.standard_normal((1, n, N)),
+                         W_K=rng.standard_normal((1, n, N)), kv_index=np.array([0]))
+    info = SimpleNamespace(N=N, n=n)
+    gamma = rng.uniform(0.5, 2.0, N)
+    res = process_layer(lw, info, model="t", exact=True, gamma=gamma)
+    assert res.heads.column("exact_certified").to_pylist() == [True]
+    assert res.heads.column("n_pos").to_pylist() == [n]
+    # five zero gains: the folded stacked map has rank <= 5 < 2n = 6
+    gamma[:5] = 0.0
+    sig = head_signature(lw.W_Q[0] * gamma, lw.W_K[0] * gamma)
+    assert tuple(sig) != (n, n, N - 2 * n)
+    res = process_layer(lw, info, model="t", exact=True, gamma=gamma)
+    assert res.heads.column("exact_certified").to_pylist() == [False]
+    assert res.heads.column("status").to_pylist() == ["failed"]
+    assert "not surjective" in res.heads.column("error").to_pylist()[0]
