@@ -46,9 +46,10 @@ else is deterministic. This file proves the deterministic part along one sample 
 The matrices are `S n : Matrix (Fin (N n)) (Fin (N n)) ℝ` with `(S n)ᵀ = S n`, and the
 eigenvalue hypothesis is the equality of multisets `eigs (S n) = accumulationSpectrum …`
 (`eigs` = roots of the characteristic polynomial, `QKForms/Basic.lean`). Limits in
-`ℝ × ℝ × ℝ × ℝ` are for the product topology. The almost-sure Lemma 6 is not formalized in this
-library: Theorem 5 is stated *from* its conclusion (pathwise, or almost surely), and the name
-of the theorem says so.
+`ℝ × ℝ × ℝ × ℝ` are for the product topology. This file states Theorem 5 *from* the conclusion
+of Lemma 6 (pathwise, or almost surely), and the names of the theorems say so; the
+unconditional almost-sure Theorem 5, `QKForms.accumulation_ae`, is in
+`QKForms/ProportionalLobes.lean`, next to Lemma 6 (`QKForms.proportionalLobes`).
 -/
 
 open Filter Topology
@@ -286,7 +287,8 @@ is `{v x_i} + {-u x'_i} + (N n - 2n)·{0}`. Then
 
 *Encoding.* This is the deterministic heart of Theorem 5: the almost-sure statement follows by
 applying it on the almost-sure event of Lemma 6 (`accumulation_ae_of_proportionalLobes`).
-Lemma 6 itself is not formalized here. [qkforms:thm5] -/
+Lemma 6 is `QKForms.proportionalLobes` and the combination is `QKForms.accumulation_ae`
+(`QKForms/ProportionalLobes.lean`). [qkforms:thm5] -/
 theorem accumulation_of_proportionalLobes {u v : ℝ} (hu : 0 < u) (hv : 0 < v) {x x' : ℕ → ℝ}
     (hx : ∀ i, 0 < x i) (hx' : ∀ i, 0 < x' i) {N : ℕ → ℕ} (hN : ∀ n, 2 * n ≤ N n)
     (S : ∀ n, Matrix (Fin (N n)) (Fin (N n)) ℝ) (hS : ∀ n, (S n)ᵀ = S n)
@@ -317,8 +319,8 @@ theorem accumulation_of_proportionalLobes {u v : ℝ} (hu : 0 < u) (hv : 0 < v) 
 /-- **Theorem 5 of the paper, almost-sure form from Lemma 6.** If `X, X' : ℕ → Ω → ℝ` are
 positive and the conclusion of Lemma 6 holds almost surely, then almost surely
 `profile (S n ω) → accumulationLimit (u / v)` for every choice of symmetric matrices `S n ω` with
-the spectra of Theorem 5. (Lemma 6 itself, the strong-law argument, is not formalized here.)
-[qkforms:thm5] -/
+the spectra of Theorem 5. (Lemma 6 is `QKForms.proportionalLobes`,
+`QKForms/ProportionalLobes.lean`.) [qkforms:thm5] -/
 theorem accumulation_ae_of_proportionalLobes {Ω : Type*} [MeasurableSpace Ω]
     {P : MeasureTheory.Measure Ω} {u v : ℝ} (hu : 0 < u) (hv : 0 < v) {X X' : ℕ → Ω → ℝ}
     (hX : ∀ i ω, 0 < X i ω) (hX' : ∀ i ω, 0 < X' i ω) {N : ℕ → ℕ} (hN : ∀ n, 2 * n ≤ N n)

@@ -659,8 +659,8 @@ With `Y_n = sampleLobe 1 x n`, `Y'_n = sampleLobe 1 x' n` (the sorted unscaled s
 `‖Y'_n - Y_n‖² = ‖Y'_n‖² + ‖Y_n‖² - 2 ⟨Y_n, Y'_n⟩`. Hence Lemma 6 holds along every sample
 path on which the three averages `‖Y_n‖²/n = (1/n) ∑_{i<n} x_i²`, `‖Y'_n‖²/n` and
 `⟨Y_n, Y'_n⟩/n` have the same positive limit (`tendsto_lobeMisfit_of_moments`). The first two
-are strong-law averages; the almost-sure limit of the cross term (the comonotone coupling of
-the paper's proof) is the part of Lemma 6 that is not formalized here. -/
+are strong-law averages; Lemma 6 itself (`QKForms/ProportionalLobes.lean`) uses the first form,
+`tendsto_lobeMisfit_of_tendsto_sq`, and a step-function discretization of the sorted samples. -/
 
 /-- Sorting commutes with scaling by `c ≥ 0`: `sort(c x) = c · sort(x)`. -/
 theorem sampleLobe_eq_mul {c : ℝ} (hc : 0 ≤ c) (x : ℕ → ℝ) (n : ℕ) (j : Fin n) :
