@@ -64,7 +64,21 @@ def _argv(args: argparse.Namespace) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the survey; return the exit status (errors propagate as QKFormsError)."""
+    """Run the survey; return the exit status (errors propagate as QKFormsError).
+
+    Examples
+    --------
+    >>> import argparse, tempfile, pathlib, contextlib, io
+    >>> from qkforms.survey.command import configure, run
+    >>> from qkforms.survey.synthetic import write_llama_checkpoint
+    >>> tmp = pathlib.Path(tempfile.mkdtemp())
+    >>> d = write_llama_checkpoint(tmp / "ckpt", n_layers=1, N=16, n=2, n_q=2, n_kv=1)
+    >>> p = argparse.ArgumentParser(); configure(p)
+    >>> with contextlib.redirect_stdout(io.StringIO()):
+    ...     status = run(p.parse_args([str(d), "--out", str(tmp / "out"), "--exact"]))
+    >>> status, (tmp / "out" / "heads.parquet").exists()
+    (0, True)
+    """
     from qkforms.errors import QKFormsError
     from qkforms.models import load
     from qkforms.survey.runner import SurveyOptions, survey

@@ -168,6 +168,17 @@ def norm_gain(model: Any, layer: int) -> np.ndarray:
     UnsupportedArchitectureError
         When the architecture's norm placement is not known (e.g. OPT, whose pre/post
         norm order depends on the checkpoint) or the tensor is absent.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import qkforms.models as qm
+    >>> from qkforms.survey.runner import norm_gain
+    >>> from qkforms.survey.synthetic import write_llama_checkpoint
+    >>> d = write_llama_checkpoint(tempfile.mkdtemp(), n_layers=1, N=16, n=2, n_q=2,
+    ...                            n_kv=1, norms=True)
+    >>> norm_gain(qm.load(d), 0).shape
+    (16,)
     """
     if hasattr(model, "norm_weight"):
         return np.asarray(model.norm_weight(layer), dtype=np.float64)
@@ -205,6 +216,14 @@ def blas_single_thread() -> Any:
     problems, n x N products): multi-threaded OpenBLAS gains little there and, when the
     cores are shared with other work, its spinning threads slow such calls down by an
     order of magnitude. Parallelism comes from ``--workers`` processes instead.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms.survey.runner import blas_single_thread
+    >>> with blas_single_thread():
+    ...     float(np.linalg.eigvalsh(np.eye(2)).sum())
+    2.0
     """
     global _CONTROLLER
     try:
@@ -684,6 +703,18 @@ def survey(
     -------
     dict
         The manifest written to ``manifest.json``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> import qkforms.models as qm
+    >>> from qkforms.survey.runner import SurveyOptions, survey
+    >>> from qkforms.survey.synthetic import write_llama_checkpoint
+    >>> tmp = pathlib.Path(tempfile.mkdtemp())
+    >>> d = write_llama_checkpoint(tmp / "ckpt", n_layers=2, N=24, n=3, n_q=2, n_kv=1)
+    >>> man = survey([qm.load(d)], SurveyOptions(out=tmp / "out", progress=False))
+    >>> man["models"][0]["heads"], sorted(p.name for p in (tmp / "out").glob("*.*"))
+    (4, ['heads.parquet', 'manifest.json', 'spectra.parquet', 'summary.md'])
     """
     import pyarrow as pa
 

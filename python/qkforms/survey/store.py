@@ -78,7 +78,18 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
 
 def atomic_write_table(path: Path, table: Any) -> None:
-    """Write a pyarrow table as parquet atomically."""
+    """Write a pyarrow table as parquet atomically.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> import pyarrow as pa, pyarrow.parquet as pq
+    >>> from qkforms.survey.store import atomic_write_table
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.parquet"
+    >>> atomic_write_table(p, pa.table({"x": [1, 2]}))
+    >>> pq.read_table(p).column("x").to_pylist()
+    [1, 2]
+    """
     import pyarrow.parquet as pq
 
     tmp = _tmp_path(path)

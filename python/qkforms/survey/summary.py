@@ -92,7 +92,27 @@ def _fmt(x: float) -> str:
 
 
 def write_summary(path: Path, heads: Any, manifest: dict[str, Any]) -> str:
-    """Write ``summary.md`` for every model of the manifest; return its text."""
+    """Write ``summary.md`` for every model of the manifest; return its text.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> from qkforms.survey.runner import process_layer
+    >>> from qkforms.survey.summary import write_summary
+    >>> rng = np.random.default_rng(0)
+    >>> lw = SimpleNamespace(layer=0, W_Q=rng.standard_normal((2, 2, 8)),
+    ...                      W_K=rng.standard_normal((2, 2, 8)), kv_index=np.arange(2))
+    >>> heads = process_layer(lw, SimpleNamespace(N=8, n=2), model="toy").heads
+    >>> entry = {"model": "toy", "architecture": "gpt2", "n_layers": 1, "n_q": 2,
+    ...          "n_kv": 2, "N": 8, "n": 2, "positional": "absolute", "dtype": "float32",
+    ...          "layers": [0]}
+    >>> text = write_summary(pathlib.Path(tempfile.mkdtemp()) / "s.md", heads,
+    ...                      {"models": [entry]})
+    >>> "| balanced (2, 2, 4) (float count) | 2 |" in text
+    True
+    """
     lines = ["# qkforms survey summary", ""]
     opts = manifest.get("options", {})
     lines.append(f"qkforms {manifest.get('version')}, {manifest.get('created')}; options: "
