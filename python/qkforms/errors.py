@@ -25,6 +25,7 @@ __all__ = [
     "NotSymmetricError",
     "CheckpointError",
     "MissingTensorError",
+    "ModelNotFoundError",
     "UnsupportedArchitectureError",
     "UnsafeFormatError",
     "VerificationError",
@@ -63,6 +64,19 @@ class MissingTensorError(CheckpointError, KeyError):
     """A tensor the architecture needs is not in the checkpoint."""
 
     def __str__(self) -> str:  # KeyError would otherwise quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class ModelNotFoundError(CheckpointError, FileNotFoundError):
+    """The source is neither an existing path, a short name nor an available hub id.
+
+    Examples
+    --------
+    >>> issubclass(ModelNotFoundError, CheckpointError)
+    True
+    """
+
+    def __str__(self) -> str:  # FileNotFoundError would otherwise format errno fields
         return str(self.args[0]) if self.args else ""
 
 

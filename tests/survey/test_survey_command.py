@@ -181,15 +181,25 @@ def test_fold_norm_keeps_signature_changes_profile(tmp_path: Path) -> None:
     assert (row["a"], row["b"], row["c"], row["d"]) == pytest.approx(tuple(p), abs=1e-10)
 
 
-def test_fold_norm_refused_for_unknown_norm_placement() -> None:
-    from types import SimpleNamespace
+def test_fold_norm_refused_for_unknown_norm_placement(tmp_path: Path) -> None:
+    import dataclasses
 
+    import qkforms.models as qm
     from qkforms.survey.runner import norm_gain
+    from qkforms.survey.synthetic import write_llama_checkpoint
 
-    fake = SimpleNamespace(info=SimpleNamespace(architecture="opt", format="safetensors",
-                                                name="opt-toy", N=8), _store=None)
-    with pytest.raises(UnsupportedArchitectureError, match="fold-norm"):
-        norm_gain(fake, 0)
+    # a checkpoint without norm tensors: the norm is absent
+    bare = qm.load(write_llama_checkpoint(tmp_path / "bare", n_layers=1, N=8, n=2, n_q=2,
+                                          n_kv=1, norms=False))
+    with pytest.raises(UnsupportedArchitectureError, match="fold-norm.*not found"):
+        norm_gain(bare, 0)
+    # an architecture whose norm placement is not known (OPT)
+    model = qm.load(write_llama_checkpoint(tmp_path / "normed", n_layers=1, N=8, n=2, n_q=2,
+                                           n_kv=1, norms=True))
+    assert norm_gain(model, 0).shape == (8,)
+    model.info = dataclasses.replace(model.info, architecture="opt")
+    with pytest.raises(UnsupportedArchitectureError, match="fold-norm.*'opt'"):
+        norm_gain(model, 0)
 
 
 def test_workers_and_threads_give_identical_rows(tmp_path: Path) -> None:

@@ -49,8 +49,10 @@ import numpy as np
 from qkforms.errors import (
     CheckpointError,
     MissingTensorError,
+    ModelNotFoundError,
     NonFiniteError,
     UnsafeFormatError,
+    UnsupportedArchitectureError,
 )
 
 __all__ = [
@@ -62,19 +64,6 @@ __all__ = [
     "SourceFile",
     "load",
 ]
-
-
-class ModelNotFoundError(CheckpointError, FileNotFoundError):
-    """The source is neither an existing path, a short name nor an available hub id.
-
-    Examples
-    --------
-    >>> issubclass(ModelNotFoundError, CheckpointError)
-    True
-    """
-
-    def __str__(self) -> str:  # FileNotFoundError would otherwise format errno fields
-        return str(self.args[0]) if self.args else ""
 
 
 # --------------------------------------------------------------------------- records
@@ -338,14 +327,21 @@ class Model:
             raise IndexError(f"layer {layer} out of range (model has {self.info.n_layers})")
         return int(layer)
 
-    def layer(self, layer: int) -> LayerWeights:
+    def layer(self, layer: int, *, check_finite: bool = True) -> LayerWeights:
         """Read, cut and check the q/k maps of one layer.
+
+        Parameters
+        ----------
+        layer : int
+        check_finite : bool
+            With False, NaN/Inf weights are returned as they are (so that a caller
+            can fail the affected heads one by one instead of the whole layer).
 
         Raises
         ------
         NonFiniteError
-            If a query/key weight or bias of the layer is NaN or infinite (naming the
-            layer, the head and the tensor).
+            If ``check_finite`` and a query/key weight or bias of the layer is NaN or
+            infinite (naming the layer, the head and the tensor).
         """
         layer = self._check_layer(layer)
         spec = self._spec
@@ -353,7 +349,8 @@ class Model:
         arrays = {role: self._store.read(name) for role, name in names.items()}
         qk = self._layout.split(spec, arrays)
         kv_index = np.arange(spec.n_q) // spec.kv_group
-        _check_finite(self.info.name, layer, qk, kv_index, names)
+        if check_finite:
+            _check_finite(self.info.name, layer, qk, kv_index, names)
         out = []
         for arr in (qk.W_Q, qk.W_K, qk.b_Q, qk.b_K):
             if arr is not None:
@@ -362,6 +359,43 @@ class Model:
             out.append(arr)
         kv_index.setflags(write=False)
         return LayerWeights(layer, out[0], out[1], out[2], out[3], kv_index)
+
+    def norm_weight(self, layer: int) -> np.ndarray:
+        """The gain ``gamma`` (shape ``(N,)``) of the norm feeding ``layer``'s attention.
+
+        Folding it into the q/k maps (``W <- W diag(gamma)``) is a congruence of the
+        form: the signature is kept, the profile changes.
+
+        Raises
+        ------
+        UnsupportedArchitectureError
+            When the architecture's norm placement is not known (e.g. OPT, whose
+            pre/post-norm order depends on the checkpoint) or the tensor is absent.
+        """
+        layer = self._check_layer(layer)
+        info = self.info
+        kind = "gguf" if info.format == "gguf" else info.architecture
+        rule = _NORM_TENSORS.get(kind)
+        if rule is None:
+            supported = ", ".join(sorted(k for k in _NORM_TENSORS if k != "gguf"))
+            raise UnsupportedArchitectureError(
+                f"the norm before the attention of {info.architecture!r} models is not "
+                f"known (supported: {supported}, llama GGUF)"
+            )
+        want = rule(layer)
+        hits = [t for t in self._store.names if t == want or t.endswith("." + want)]
+        if len(hits) != 1:
+            raise UnsupportedArchitectureError(
+                f"{info.name}: norm tensor {want!r} "
+                f"{'not found' if not hits else 'ambiguous'} in the checkpoint"
+            )
+        gamma = np.asarray(self._store.read(hits[0]), dtype=np.float64).reshape(-1)
+        if gamma.shape != (info.N,):
+            raise CheckpointError(
+                f"{info.name}: norm tensor {hits[0]!r} has shape {gamma.shape}, "
+                f"expected ({info.N},)"
+            )
+        return gamma
 
     def layers(self, layers: Iterable[int] | None = None) -> Iterator[LayerWeights]:
         """Yield :class:`LayerWeights` one layer at a time (all layers by default)."""
@@ -383,6 +417,23 @@ class Model:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+#: tensor holding the gain of the norm applied to the input of layer i's attention
+_NORM_TENSORS: dict[str, Any] = {
+    "gguf": lambda i: f"blk.{i}.attn_norm.weight",
+    "llama": lambda i: f"layers.{i}.input_layernorm.weight",
+    "mistral": lambda i: f"layers.{i}.input_layernorm.weight",
+    "qwen2": lambda i: f"layers.{i}.input_layernorm.weight",
+    "gpt_neox": lambda i: f"layers.{i}.input_layernorm.weight",
+    "bloom": lambda i: f"h.{i}.input_layernorm.weight",
+    "gpt2": lambda i: f"h.{i}.ln_1.weight",
+    # post-LN encoder: the input of layer i is the output LayerNorm of layer i - 1
+    "bert": lambda i: (
+        "embeddings.LayerNorm.weight" if i == 0
+        else f"encoder.layer.{i - 1}.output.LayerNorm.weight"
+    ),
+}
 
 
 def _check_finite(model: str, layer: int, qk: Any, kv_index: np.ndarray,

@@ -140,28 +140,10 @@ def parse_layers(spec: Sequence[str] | None, n_layers: int) -> list[int]:
 
 # --------------------------------------------------------------------------- norm gains
 
-#: tensor holding the gain of the norm applied to the input of layer l's attention
-_NORM_TENSORS: dict[str, Any] = {
-    "gguf": lambda i: f"blk.{i}.attn_norm.weight",
-    "llama": lambda i: f"layers.{i}.input_layernorm.weight",
-    "mistral": lambda i: f"layers.{i}.input_layernorm.weight",
-    "qwen2": lambda i: f"layers.{i}.input_layernorm.weight",
-    "gpt_neox": lambda i: f"layers.{i}.input_layernorm.weight",
-    "bloom": lambda i: f"h.{i}.input_layernorm.weight",
-    "gpt2": lambda i: f"h.{i}.ln_1.weight",
-    # post-LN encoder: the input of layer i is the output LayerNorm of layer i - 1
-    "bert": lambda i: (
-        "embeddings.LayerNorm.weight" if i == 0
-        else f"encoder.layer.{i - 1}.output.LayerNorm.weight"
-    ),
-}
-
-
 def norm_gain(model: Any, layer: int) -> np.ndarray:
     """The gain ``gamma`` (shape ``(N,)``) of the norm feeding layer ``layer``'s attention.
 
-    Uses ``model.norm_weight(layer)`` when the loader provides it, else reads the
-    architecture's norm tensor from the model's tensor store.
+    Reads it through the loader (:meth:`qkforms.models.Model.norm_weight`).
 
     Raises
     ------
@@ -180,28 +162,10 @@ def norm_gain(model: Any, layer: int) -> np.ndarray:
     >>> norm_gain(qm.load(d), 0).shape
     (16,)
     """
-    if hasattr(model, "norm_weight"):
+    try:
         return np.asarray(model.norm_weight(layer), dtype=np.float64)
-    info = model.info
-    kind = "gguf" if getattr(info, "format", "") == "gguf" else info.architecture
-    rule = _NORM_TENSORS.get(kind)
-    store = getattr(model, "_store", None)
-    if rule is None or store is None:
-        raise UnsupportedArchitectureError(
-            f"--fold-norm: the norm before the attention of {info.architecture!r} models is "
-            "not known to the survey (supported: "
-            f"{', '.join(sorted(k for k in _NORM_TENSORS if k != 'gguf'))}, llama GGUF)")
-    want = rule(layer)
-    hits = [t for t in store.names if t == want or t.endswith("." + want)]
-    if len(hits) != 1:
-        raise UnsupportedArchitectureError(
-            f"--fold-norm: {info.name}: norm tensor {want!r} "
-            f"{'not found' if not hits else 'ambiguous'} in the checkpoint")
-    gamma = np.asarray(store.read(hits[0]), dtype=np.float64).reshape(-1)
-    if gamma.shape != (info.N,):
-        raise UnsupportedArchitectureError(
-            f"--fold-norm: {hits[0]!r} has shape {gamma.shape}, expected ({info.N},)")
-    return gamma
+    except UnsupportedArchitectureError as exc:
+        raise UnsupportedArchitectureError(f"--fold-norm: {exc}") from None
 
 
 # --------------------------------------------------------------------------- BLAS threads
@@ -434,32 +398,13 @@ def process_layer(
 # --------------------------------------------------------------------------- reading layers
 
 
-def _read_unchecked(model: Any, layer: int) -> Any:
-    """Read a layer without the loader's finiteness check (so NaN heads fail one by one).
-
-    Relies on the loader's internals; returns None when they are not available.
-    """
-    try:
-        from qkforms.models import LayerWeights
-
-        spec, store, layout = model._spec, model._store, model._layout
-        names = model._plan[layer]
-        arrays = {role: store.read(name) for role, name in names.items()}
-        qk = layout.split(spec, arrays)
-        kv_index = np.arange(spec.n_q) // spec.kv_group
-        return LayerWeights(layer, np.asarray(qk.W_Q, dtype=np.float64),
-                            np.asarray(qk.W_K, dtype=np.float64), None, None, kv_index)
-    except Exception:  # noqa: BLE001 - any failure here means "not available"
-        return None
-
-
 def _read_layer(model: Any, layer: int) -> tuple[Any, str | None]:
     """``(LayerWeights, None)``, or ``(LayerWeights or None, reason)`` for bad layers."""
     try:
         return model.layer(layer), None
-    except NonFiniteError as exc:
-        lw = _read_unchecked(model, layer)
-        return lw, (None if lw is not None else f"layer could not be read: {exc}")
+    except NonFiniteError:
+        # read again without the check, so that only the affected heads fail
+        return model.layer(layer, check_finite=False), None
     except CheckpointError as exc:  # e.g. a corrupt tensor: this layer fails, the run goes on
         return None, f"layer could not be read: {exc}"
 
