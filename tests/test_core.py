@@ -344,3 +344,14 @@ def test_spectral_type_radius_rule() -> None:
     assert qk.spectral_type((0.5, 0.3, 0.1, 0.1)) == "I-"  # tie goes to I-
     assert qk.spectral_type((0.5, 0.3, 0.15, 0.05), radius=0.5) == "II"
     assert spectral_type_imbalance((0.5, 0.3, 0.1, 0.1)) == "II"
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e-150, 1e150])
+def test_profile_and_head_are_safe_at_extreme_scales(scale: float) -> None:
+    L = RNG.standard_normal((4, 4))
+    np.testing.assert_allclose(qk.profile(scale * L), qk.profile(L), atol=1e-12)
+    Q, K = RNG.standard_normal((2, 2, 6))
+    h, tiny = qk.Head(Q, K), qk.Head(scale * Q, K)
+    np.testing.assert_allclose(tiny.profile(), h.profile(), atol=1e-12)
+    assert tiny.signature() == h.signature() == (2, 2, 2)
+    np.testing.assert_allclose(tiny.spectrum(), scale * h.spectrum(), rtol=1e-10)

@@ -253,8 +253,28 @@ class Head:
         return reduce_heads(self.W_Q, self.W_K)
 
     @cached_property
+    def _scales(self) -> tuple[float, float]:
+        """Largest absolute entries of W_Q and W_K (1.0 for a zero matrix)."""
+        sq = float(np.max(np.abs(self.W_Q))) or 1.0
+        sk = float(np.max(np.abs(self.W_K))) or 1.0
+        return sq, sk
+
+    @cached_property
+    def _unit_spectrum(self) -> NDArray[np.float64]:
+        # computed on rescaled factors so that tiny or huge weights neither under- nor
+        # overflow; every scale-invariant quantity (signature, profile) uses this
+        sq, sk = self._scales
+        return gram_spectrum(self.W_Q / sq, self.W_K / sk)
+
+    @cached_property
+    def _unit_energies(self) -> Energies:
+        sq, sk = self._scales
+        return head_energies(self.W_Q / sq, self.W_K / sk)
+
+    @property
     def _spectrum(self) -> NDArray[np.float64]:
-        return gram_spectrum(self.W_Q, self.W_K)
+        sq, sk = self._scales
+        return self._unit_spectrum * (sq * sk)
 
     def spectrum(self) -> NDArray[np.float64]:
         """Eigenvalues of ``S`` from the 2n x 2n Gram route, decreasing (length 2n).
@@ -263,17 +283,15 @@ class Head:
         """
         return self._spectrum.copy()
 
-    @cached_property
-    def _energies(self) -> Energies:
-        return head_energies(self.W_Q, self.W_K)
-
     def energies(self) -> Energies:
         """Lemma 5 energies of ``L`` (see :func:`qkforms.head.head_energies`)."""
-        return self._energies
+        sq, sk = self._scales
+        f = (sq * sk) ** 2
+        return Energies(*(float(v) * f for v in self._unit_energies))
 
     def signature(self, *, tol: float = REDUCED_TOL) -> Signature:
         """Signature ``(n_+, n_-, n_0)`` of ``S`` on ``R^N`` (threshold on the 2n spectrum)."""
-        sig = count_signs(self._spectrum, tol=tol)
+        sig = count_signs(self._unit_spectrum, tol=tol)
         return Signature(sig.n_pos, sig.n_neg, sig.n_zero + self.N - 2 * self.n)
 
     def is_surjective(self, *, rtol: float | None = None) -> bool:
@@ -310,10 +328,10 @@ class Head:
         ZeroFormError
             If ``L = 0``.
         """
-        e = self._energies
+        e = self._unit_energies
         if e.norm_sq <= 0:
             raise ZeroFormError("this head's form L = W_K^T W_Q is zero: no profile")
-        return profile_from_eigenvalues(self._spectrum, e.norm_sq, max(e.skew_sq, 0.0))
+        return profile_from_eigenvalues(self._unit_spectrum, e.norm_sq, max(e.skew_sq, 0.0))
 
     def homogenized_form(self) -> NDArray[np.float64]:
         """The (N+1) x (N+1) bilinear form of Proposition 3 (biases as an extra coordinate).

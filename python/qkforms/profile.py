@@ -142,10 +142,14 @@ def profile(L: ArrayLike) -> Profile:
     [0.32, 0.32, 0.36, 0.0]
     """
     arr = as_square(L)
+    # the profile is scale invariant: normalize first, so that tiny or huge entries
+    # neither underflow nor overflow in the squared norms
+    scale = np.max(np.abs(arr), axis=(-2, -1), keepdims=True)
+    if np.any(scale == 0):
+        raise ZeroFormError("the profile of the zero matrix is undefined (L = 0)")
+    arr = arr / scale
     S, T = parts(arr)
     norm_sq = np.sum(arr * arr, axis=(-2, -1))
-    if np.any(norm_sq == 0):
-        raise ZeroFormError("the profile of the zero matrix is undefined (L = 0)")
     return profile_from_eigenvalues(
         np.linalg.eigvalsh(S), norm_sq, np.sum(T * T, axis=(-2, -1))
     )
