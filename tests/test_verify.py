@@ -316,18 +316,30 @@ def test_declaration_in_wrong_file_fails(repo: Path, monkeypatch: pytest.MonkeyP
     report = verify(repo, lean="skip", property_tests=False)
     assert failures_with(report, "QKForms.double_one is declared in lean/QKForms/Beta.lean, "
                                  "which is neither the registered file lean/QKForms/Alpha.lean "
-                                 "nor imported by it")
+                                 "nor related to it by imports")
 
 
-def test_declaration_in_an_imported_file_is_accepted(repo: Path, monkeypatch) -> None:
+def test_declaration_in_an_imported_or_importing_file_is_accepted(
+    repo: Path, monkeypatch
+) -> None:
     results = list(fixture_results())
+    # QKForms.double lives in Basic.lean, which Alpha.lean imports; delta's file is Basic.lean,
+    # which Beta.lean (declaring double_one) imports
     results[0] = Result("alpha", "Lemma 0", "t", lean=("QKForms.double_eq", "QKForms.double"),
                         lean_file="lean/QKForms/Alpha.lean", check=f"{CHECKS}:check_alpha")
+    results[2] = Result("delta", "Lemma 2", "t", lean=("QKForms.double_one",),
+                        lean_file="lean/QKForms/Basic.lean", check=f"{CHECKS}:check_delta")
     monkeypatch.setattr(registry, "RESULTS", tuple(results))
     edit(repo / "lean/QKForms/Basic.lean", "/-- A helper. -/", "/-- A helper. [qkforms:alpha] -/")
     write_axioms_script(repo, results)
     report = verify(repo, lean="skip", property_tests=False)
     assert report.failures() == []
+    # a sorry in Beta.lean (where delta's declaration lives) fails delta, though the
+    # registered file Basic.lean is clean
+    edit(repo / "lean/QKForms/Beta.lean", "double 1 = 2 := rfl", "double 1 = 2 := sorry")
+    report = verify(repo, lean="skip", property_tests=False)
+    assert rows(report)["delta"][0] == "failed"
+    assert rows(report)["alpha"][0] == "not checked"
 
 
 def test_unregistered_tag_and_missing_tag_fail(repo: Path) -> None:

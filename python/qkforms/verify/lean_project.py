@@ -5,7 +5,7 @@ tags, imports, forbidden tokens); :func:`static_checks` turns the scan and the
 registry into named pass/fail checks:
 
 * ``declarations`` -- every registered declaration is declared, in its registered file
-  (or a project file it imports);
+  or a project file related to it by imports (either direction);
 * ``tags`` -- Lean tags and registry agree (no unknown or unregistered tag, every
   registered declaration tagged with its id, no formalized result without declarations);
 * ``forbidden`` -- no ``sorry``, ``admit``, ``native_decide`` or ``axiom`` declaration;
@@ -140,6 +140,10 @@ class LeanScan:
                 return f.path
         return None
 
+    def related(self, a: str, b: str) -> bool:
+        """Whether ``a`` and ``b`` are the same file or one imports the other (transitively)."""
+        return a in self.import_closure(b) or b in self.import_closure(a)
+
     def import_closure(self, path: str) -> list[str]:
         """The file and every project file it imports, transitively."""
         seen: list[str] = []
@@ -224,8 +228,9 @@ lean_file='lean/QKForms/X.lean', check='', property_tests=(), docs='docs/results
 
 
 def check_declarations(lean: LeanScan, results: Sequence[Result]) -> StaticCheck:
-    """Every registered declaration is declared in ``lean/``, in its registered file or in a
-    project file that file imports (a definition may live in a shared ``*Defs`` file)."""
+    """Every registered declaration is declared in ``lean/``: in its registered file, in a
+    project file that file imports (a definition in a shared ``*Defs`` file), or in one
+    that imports it (a corollary stated where its last ingredient is proved)."""
     check = StaticCheck("declarations", "registered Lean declarations are declared")
     declared = lean.declared()
     for name, r in registered_declarations(results):
@@ -235,11 +240,11 @@ def check_declarations(lean: LeanScan, results: Sequence[Result]) -> StaticCheck
                 f"{r.id}: registered declaration {name} is not declared in lean/ "
                 f"(expected in {r.lean_file})"
             )
-        elif r.lean_file and not {p for p, _ in where} & set(lean.import_closure(r.lean_file)):
+        elif r.lean_file and not any(lean.related(p, r.lean_file) for p, _ in where):
             files = ", ".join(sorted({p for p, _ in where}))
             check.messages.append(
                 f"{r.id}: {name} is declared in {files}, which is neither the registered file "
-                f"{r.lean_file} nor imported by it"
+                f"{r.lean_file} nor related to it by imports"
             )
     for r in results:
         if r.lean_file and not (lean.root / r.lean_file).is_file():
@@ -479,16 +484,21 @@ def static_checks(root: str | Path, results: Sequence[Result], lean: LeanScan | 
 def static_lean_problems(lean: LeanScan, result: Result) -> list[str]:
     """Problems visible without a toolchain that make a result's Lean proof invalid.
 
-    A registered declaration that is not declared, or a forbidden token in its file or
-    in any project file that file imports (transitively).
+    A registered declaration that is not declared, or a forbidden token in the registered
+    file, in a file declaring one of its declarations, or in any project file these import
+    (transitively).
     """
     problems: list[str] = []
     declared = lean.declared()
     for name in result.lean:
         if name not in declared:
             problems.append(f"{name} is not declared in lean/")
-    if result.lean_file and result.lean_file in lean.files:
-        for path in lean.import_closure(result.lean_file):
-            for t in lean.files[path].forbidden:
-                problems.append(f"`{t.token}` at {path}:{t.line}")
+    files = [result.lean_file] if result.lean_file else []
+    files += [p for name in result.lean for p, _ in declared.get(name, [])]
+    closure: list[str] = []
+    for f in files:
+        closure += [p for p in lean.import_closure(f) if p not in closure]
+    for path in closure:
+        for t in lean.files[path].forbidden:
+            problems.append(f"`{t.token}` at {path}:{t.line}")
     return problems
