@@ -78,13 +78,18 @@ and accepts only the axioms `propext`, `Classical.choice` and `Quot.sound`.
 -- thm4.empty_edge: Theorem 4, no L has b = 0 with c > 0 and d > 0
 #print axioms QKForms.not_profileB_eq_zero_and_pos_and_pos
 
+-- lemma6: Lemma 6, proportional lobes (almost sure convergence)
+#print axioms QKForms.proportionalLobes
+
 -- thm5: Theorem 5, accumulation on Theta
 #print axioms QKForms.accumulation_of_proportionalLobes
 #print axioms QKForms.accumulation_ae_of_proportionalLobes
 #print axioms QKForms.accumulationLimit_mem_image_theta
+#print axioms QKForms.accumulationLimit_mem_mergeAB_image_Theta
 #print axioms QKForms.accumulationLimit_d_eq_zero
 #print axioms QKForms.accumulationLimit_c_eq_zero
 #print axioms QKForms.strictMonoOn_edgeB
 #print axioms QKForms.strictAntiOn_edgeB
 #print axioms QKForms.bijOn_edgeB_Ioc
 #print axioms QKForms.bijOn_edgeB_Ici
+#print axioms QKForms.accumulation_ae
