@@ -632,6 +632,7 @@ def test_cli_writes_table_json_and_markdown(repo: Path, tmp_path: Path, capsys) 
     page = md.read_text()
     assert "| `alpha` | Lemma 0: double is twice | not checked | `QKForms.double_eq` |" in page
     assert "Nothing failed." in page
+    assert "(Lean [qkforms:&lt;id&gt;] tags match the registry): ok" in page  # no raw HTML
 
 
 def test_cli_failure_exit_and_only(repo: Path, capsys, checks_module) -> None:

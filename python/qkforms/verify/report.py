@@ -293,7 +293,9 @@ def render_table(report: Report) -> str:
 
 
 def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """Escape text for a Markdown table cell or list item (pipes, angle brackets, newlines)."""
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("|", "\\|").replace("\n", " "))
 
 
 def render_markdown(report: Report) -> str:
