@@ -227,8 +227,9 @@ def build_and_audit(
 
     Examples
     --------
-    >>> import sys, pathlib  # a stand-in executable that fails: every decl is ``failed``
-    >>> b = build_and_audit(sys.executable, pathlib.Path("."), {"A.x": "lean/QKForms/A.lean"})
+    >>> import sys, pathlib, tempfile  # a stand-in "lake" whose build fails
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> b = build_and_audit(sys.executable, root, {"A.x": "lean/QKForms/A.lean"})
     >>> (b.build.ok, b.declarations["A.x"].status)
     (False, 'failed')
     """
