@@ -361,3 +361,19 @@ def test_survey_of_both_pypi_models_writes_pooled_observation_tables(tmp_path: P
         assert lo <= med <= hi
         assert 0.5 < med < 0.6  # near, and just above, the random baseline (N+1)/(2N)
     assert "Observation 1" in (out / "stats" / "observations.md").read_text()
+
+
+def test_exact_charpoly_method_agrees_with_auto(tmp_path: Path) -> None:
+    """Descartes on the exact characteristic polynomial certifies the same heads."""
+    ckpt = write_llama_checkpoint(
+        tmp_path / "c", n_layers=1, N=24, n=4, n_q=2, n_kv=1, degenerate_heads=[(0, 1)]
+    )
+    rows = {}
+    for method in ("auto", "charpoly"):
+        out = tmp_path / method
+        argv = ["survey", str(ckpt), "--out", str(out), "--exact", "--exact-method", method]
+        assert main([*argv, "--no-stats"]) == 0
+        rows[method] = pq.read_table(out / "heads.parquet").column("exact_certified").to_pylist()
+        manifest = json.loads((out / "manifest.json").read_text())
+        assert manifest["options"]["exact_method"] == method
+    assert rows["auto"] == rows["charpoly"] == [True, False]

@@ -47,6 +47,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--exact", action="store_true", help="certify Theorem 3 for every head in exact arithmetic"
     )
     parser.add_argument(
+        "--exact-method",
+        choices=("auto", "charpoly"),
+        default="auto",
+        help="auto: exact rank certificate + Sylvester's law (fast); charpoly: Descartes' rule "
+        "on the exact characteristic polynomial of J G (about 1 s per head at N=576, n=64)",
+    )
+    parser.add_argument(
         "--resume",
         action="store_true",
         help="keep the complete layers of an interrupted run in DIR",
@@ -102,6 +109,8 @@ def _argv(args: argparse.Namespace) -> list[str]:
         )
         if on
     ]
+    if args.exact and args.exact_method != "auto":
+        out += ["--exact-method", args.exact_method]
     out += ["--workers", str(args.workers)]
     if args.threads is not None:
         out += ["--threads", str(args.threads)]
@@ -137,6 +146,7 @@ def run(args: argparse.Namespace) -> int:
     opts = SurveyOptions(
         out=args.out,
         exact=args.exact,
+        exact_method=args.exact_method,
         resume=args.resume,
         fold_norm=args.fold_norm,
         workers=args.workers,
