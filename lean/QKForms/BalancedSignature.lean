@@ -37,8 +37,9 @@ linear map `x ↦ (W_Q x, W_K x)`; nondegeneracy of the head is `Function.Surjec
 which is the paper's hypothesis verbatim. The symmetric form is represented by its Gram
 matrix in the standard basis, `symPart (W_Kᵀ * W_Q)`; the Gram matrix in an arbitrary basis
 (columns of an invertible `P`) is covered by `QKForms.signature_gram_of_surjective`, which
-reduces to the standard basis of the head `(W_Q P, W_K P)` (no appeal to Sylvester's law). The signature is
-`QKForms.signature` (counts of positive / negative / zero eigenvalues with multiplicity).
+reduces to the standard basis of the head `(W_Q P, W_K P)` (no appeal to Sylvester's law).
+The signature is `QKForms.signature` (counts of positive / negative / zero eigenvalues with
+multiplicity).
 -/
 
 namespace QKForms
