@@ -70,7 +70,10 @@ def main() -> None:
     print("shape (N, n)   dense eigvalsh [s]   Gram route [s]   ratio dense/Gram")
     for N, n in [(768, 64), (5120, 128)]:
         r = dense_vs_gram(N, n, args.repeats, rng)
-        print(f"({N:>4}, {n:>3})   {r['dense_s']:>18.4f}   {r['gram_s']:>14.5f}   {r['ratio']:>14.0f}x")
+        print(
+            f"({N:>4}, {n:>3})   {r['dense_s']:>18.4f}   {r['gram_s']:>14.5f}"
+            f"   {r['ratio']:>14.0f}x"
+        )
     t = exact_signature(576, 64, args.exact_heads, rng)
     if t is None:
         print("exact signature: qkforms.exact not available")

@@ -77,7 +77,7 @@ def floor(source: str) -> tuple[float, float]:
 
 def survey(source: str, out: Path, *extra: str) -> tuple[float, float, dict]:
     wall, rss, _ = _run([sys.executable, "-m", "qkforms", "survey", source, "--out", str(out),
-                         "--no-progress", *extra])
+                         "--no-progress", "--no-stats", *extra])
     manifest = json.loads((out / "manifest.json").read_text())
     return wall, rss, manifest
 
