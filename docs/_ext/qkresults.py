@@ -122,7 +122,17 @@ def display_math(text: str) -> str:
     )
 
 
+def _cell(value: Any) -> str:
+    if isinstance(value, dict):
+        text = str(value.get("status", "?"))
+        if value.get("detail"):
+            text += f" ({value['detail']})"
+        return text.replace("|", "\\|")
+    return str(value)
+
+
 def status_of(verify: dict[str, Any] | None, rid: str) -> str:
+    """The row of ``rid`` in a ``qkforms verify --json`` report (schema qkforms.verify/1)."""
     if verify is None:
         return (
             "No `qkforms verify` run was recorded for this build "
@@ -130,15 +140,16 @@ def status_of(verify: dict[str, Any] | None, rid: str) -> str:
         )
     for row in verify.get("results", []):
         if row.get("id") == rid:
-            keys = [k for k in ("lean", "exact", "property", "verdict") if k in row]
-            # the verify JSON (schema qkforms.verify/1) nests each column as {"status": ...}
-            cells = " | ".join(
-                str(row[k]["status"] if isinstance(row[k], dict) else row[k]) for k in keys
-            )
-            return (
-                f"Latest `qkforms verify` ({verify.get('generated', 'date unknown')}):\n\n"
-                f"| {' | '.join(keys)} |\n|{'---|' * len(keys)}\n| {cells} |"
-            )
+            keys = ["lean", "exact", "property", "verdict"]
+            lines = [
+                f"Latest `qkforms verify` ({verify.get('generated', 'date unknown')}, "
+                f"schema `{verify.get('schema', '?')}`):",
+                "",
+                "| side | status |",
+                "|---|---|",
+            ]
+            lines += [f"| {k} | {_cell(row.get(k, '—'))} |" for k in keys]
+            return "\n".join(lines)
     return "This id was not in the recorded `qkforms verify` run."
 
 
