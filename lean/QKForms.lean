@@ -8,6 +8,7 @@ import QKForms.ProfileDefs
 import QKForms.Profile
 import QKForms.RankOne
 import QKForms.ProfileFaces
+import QKForms.ProfileFacesConverse
 import QKForms.ProportionalLobes
 import QKForms.LobeEstimates
 import QKForms.Accumulation
