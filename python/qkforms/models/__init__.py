@@ -299,7 +299,7 @@ class Model:
     Examples
     --------
     >>> import qkforms.models as qm
-    >>> with qm.load("minilm") as model:                             # doctest: +SKIP
+    >>> with qm.load("minilm") as model:
     ...     layer = next(model.layers())
     ...     layer.W_Q.shape, layer.W_K.shape
     ((12, 32, 384), (12, 32, 384))
