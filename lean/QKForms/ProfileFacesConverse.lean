@@ -359,13 +359,12 @@ theorem negLobeOf_le_posLobeOf_of_card_le {N : ℕ} (μ : Fin N → ℝ) (hμ : 
     (h : ∀ t : ℝ, Multiset.card (m.filter (· < -t)) ≤ Multiset.card (m.filter (t < ·)))
     (j : Fin N) : negLobeOf N m j ≤ posLobeOf N m j := by
   rw [negLobeOf_eq_of_antitone μ hμ hm j, posLobeOf_eq_of_antitone μ hμ hm j]
-  rcases le_or_lt (max (-μ (Fin.rev j)) 0) (max (μ j) 0) with hle | hlt
-  · exact hle
-  · exfalso
-    obtain ⟨t, ht1, ht2⟩ := exists_between hlt
-    have hc := h t
-    rw [← hm, card_filter_map_univ, card_filter_map_univ] at hc
-    exact false_of_card_le_of_antitone μ hμ j t ht1 ht2 hc
+  by_contra hcon
+  have hlt : max (μ j) 0 < max (-μ (Fin.rev j)) 0 := not_le.1 hcon
+  obtain ⟨t, ht1, ht2⟩ := exists_between hlt
+  have hc := h t
+  rw [← hm, card_filter_map_univ, card_filter_map_univ] at hc
+  exact false_of_card_le_of_antitone μ hμ j t ht1 ht2 hc
 
 variable {ι : Type*} [Fintype ι] [DecidableEq ι]
 
