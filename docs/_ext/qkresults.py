@@ -181,7 +181,14 @@ def generate(app: Any) -> None:
             if not r.lean:
                 lines += ["No declaration is registered for this id yet.", ""]
             for decl in r.lean:
-                srcs = lean_source(root, r.lean_file, decl)
+                srcs = lean_source(root, r.lean_file, decl) or next(
+                    (
+                        found
+                        for f in sorted((root / "lean").rglob("*.lean"))
+                        if (found := lean_source(root, str(f.relative_to(root)), decl))
+                    ),
+                    None,
+                )
                 lines += [f"### `{decl}`", ""]
                 lines += (
                     ["```lean", srcs, "```", ""] if srcs

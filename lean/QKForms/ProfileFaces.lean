@@ -32,8 +32,9 @@ Let `L ≠ 0` with symmetric part `S`, lobes `α = posLobe L`, `β = negLobe L` 
 includes symmetry). "Spectrum of `H` symmetric about `0`" is `eigs (-H) = eigs H` (the eigenvalues
 of `-H` are the negatives of those of `H`), "symmetric" is `Hᵀ = H`, commuting is `Commute`.
 `α = β` is `∀ j, posLobe L j = negLobe L j`. The converse implication of Theorem 4 (3)
-(`S = H + P` with such `H`, `P` forces `β ≤ α`, via Weyl monotonicity) is **not** formalized
-here; only `d = 0 ↔ β ≤ α` and `d = 0 → ∃ H P` are.
+(`S = H + P` with such `H`, `P` forces `β ≤ α`, via Weyl-type counting) is proved in
+`QKForms/ProfileFacesConverse.lean`, which also states the full equivalences; this file has
+`d = 0 ↔ β ≤ α` and `d = 0 → ∃ H P`.
 -/
 
 namespace QKForms
@@ -482,7 +483,7 @@ theorem profileD_eq_zero_iff_lobes {L : Matrix ι ι ℝ} (hL : L ≠ 0) :
 /-- **Theorem 4 (3) of the paper**, decomposition: if `L ≠ 0` and `d = 0`, then `S = H + P`
 with `H` symmetric whose spectrum is symmetric about `0` (`eigs (-H) = eigs H`), `P` positive
 semidefinite, `H`, `P`, `S` pairwise commuting, and `‖P‖² = c ‖L‖²`.
-(The converse, via Weyl monotonicity, is not formalized.) [qkforms:thm4.d_face] -/
+(The converse is `QKForms.profileD_eq_zero_of_eq_add`.) [qkforms:thm4.d_face] -/
 theorem exists_decomp_of_profileD_eq_zero {L : Matrix ι ι ℝ} (hL : L ≠ 0)
     (hd : profileD L = 0) :
     ∃ H P : Matrix ι ι ℝ, symPart L = H + P ∧ Hᵀ = H ∧ eigs (-H) = eigs H ∧ P.PosSemidef ∧

@@ -69,11 +69,15 @@ and accepts only the axioms `propext`, `Classical.choice` and `Quot.sound`.
 #print axioms QKForms.profileD_eq_zero_iff_lobes
 #print axioms QKForms.exists_decomp_of_profileD_eq_zero
 #print axioms QKForms.profileD_eq_one_iff
+#print axioms QKForms.profileD_eq_zero_of_eq_add
+#print axioms QKForms.profileD_eq_zero_iff_exists_decomp
 
 -- thm4.c_face: Theorem 4 (4), c = 0 iff beta >= alpha iff S = H - P; c = 1 iff symmetric PSD
 #print axioms QKForms.profileC_eq_zero_iff_lobes
 #print axioms QKForms.exists_decomp_of_profileC_eq_zero
 #print axioms QKForms.profileC_eq_one_iff
+#print axioms QKForms.profileC_eq_zero_of_eq_sub
+#print axioms QKForms.profileC_eq_zero_iff_exists_decomp
 
 -- thm4.empty_edge: Theorem 4, no L has b = 0 with c > 0 and d > 0
 #print axioms QKForms.not_profileB_eq_zero_and_pos_and_pos

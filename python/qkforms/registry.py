@@ -317,8 +317,11 @@ RESULTS: tuple[Result, ...] = (
             "QKForms.profileD_eq_zero_iff_lobes",
             "QKForms.exists_decomp_of_profileD_eq_zero",
             "QKForms.profileD_eq_one_iff",
+            "QKForms.profileD_eq_zero_of_eq_add",
+            "QKForms.profileD_eq_zero_iff_exists_decomp",
         ),
-        lean_file="lean/QKForms/ProfileFaces.lean",
+        # the converse (Weyl counting) imports ProfileFaces.lean, where the rest lives
+        lean_file="lean/QKForms/ProfileFacesConverse.lean",
         check=_check("thm4.d_face"),
         property_tests=_props(
             "faces",
@@ -334,8 +337,11 @@ RESULTS: tuple[Result, ...] = (
             "QKForms.profileC_eq_zero_iff_lobes",
             "QKForms.exists_decomp_of_profileC_eq_zero",
             "QKForms.profileC_eq_one_iff",
+            "QKForms.profileC_eq_zero_of_eq_sub",
+            "QKForms.profileC_eq_zero_iff_exists_decomp",
         ),
-        lean_file="lean/QKForms/ProfileFaces.lean",
+        # the converse (Weyl counting) imports ProfileFaces.lean, where the rest lives
+        lean_file="lean/QKForms/ProfileFacesConverse.lean",
         check=_check("thm4.c_face"),
         property_tests=_props(
             "faces",
