@@ -24,11 +24,11 @@ the layer that contains them); :class:`~qkforms.errors.UnsupportedArchitectureEr
 Examples
 --------
 >>> import qkforms.models as qm
->>> model = qm.load("minilm")                                    # doctest: +SKIP
->>> model.info.n_layers, model.info.n_q, model.info.N, model.info.n   # doctest: +SKIP
+>>> model = qm.load("minilm")
+>>> model.info.n_layers, model.info.n_q, model.info.N, model.info.n
 (6, 12, 384, 32)
->>> head = next(model.heads())                                   # doctest: +SKIP
->>> head.W_Q.shape, head.b_Q.shape                               # doctest: +SKIP
+>>> head = next(model.heads())
+>>> head.W_Q.shape, head.b_Q.shape
 ((32, 384), (32,))
 """
 

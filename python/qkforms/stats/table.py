@@ -294,7 +294,7 @@ class Table:
 
         Examples
         --------
-        >>> Table({"x": [1.0]}).to_pandas().shape  # doctest: +SKIP
+        >>> Table({"x": [1.0]}).to_pandas().shape
         (1, 1)
         """
         import pandas as pd
