@@ -15,10 +15,9 @@ import importlib
 import inspect
 import json
 import re
+import tomllib
 from pathlib import Path
 from typing import Any
-
-import tomllib
 
 DECL_START = re.compile(
     r"^(?:@\[[^\]]*\]\s*)?(?:(?:private|protected|noncomputable)\s+)*"

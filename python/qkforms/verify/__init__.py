@@ -312,7 +312,7 @@ def verify(
         rows=rows,
         global_failures=global_failures,
         qkforms_version=__version__,
-        generated_at=_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        generated_at=_dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     )
 
 
