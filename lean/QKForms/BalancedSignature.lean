@@ -44,6 +44,8 @@ multiplicity).
 
 namespace QKForms
 
+noncomputable section
+
 open scoped Matrix
 
 variable {κ ι : Type*} [Fintype κ] [DecidableEq κ] [Fintype ι] [DecidableEq ι]
@@ -210,9 +212,8 @@ theorem symPart_gram_apply (Q K : Matrix κ ι ℝ) (P : Matrix ι ι ℝ) (i j 
   have h : ∀ i j, ((K * P)ᵀ * (Q * P)) i j =
       (K *ᵥ fun a => P a i) ⬝ᵥ (Q *ᵥ fun a => P a j) := by
     intro i j
-    first
-    | rfl
-    | simp only [Matrix.mul_apply, Matrix.transpose_apply, Matrix.mulVec, dotProduct]
+    -- both sides unfold to `∑ r, (∑ a, K r a * P a i) * ∑ a, Q r a * P a j`
+    simp only [Matrix.mul_apply, Matrix.transpose_apply, Matrix.mulVec, dotProduct]
   rw [symPart_apply, h, h, dotProduct_comm (K *ᵥ fun a => P a j)]
 
 /-- **Theorem 3 of the paper**, in an arbitrary basis: the Gram matrix `G_ij = S(b_i, b_j)` of
@@ -225,5 +226,7 @@ theorem signature_gram_of_surjective (Q K : Matrix κ ι ℝ)
   signature_symPart_of_surjective (Q * P) (K * P) (surjective_stackedMap_mul Q K hJ P P' hPP')
 
 end Basis
+
+end
 
 end QKForms

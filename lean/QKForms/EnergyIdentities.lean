@@ -31,6 +31,8 @@ For a real square matrix `L` with symmetric part `S = ½ (L + Lᵀ)` and skew pa
 
 namespace QKForms
 
+noncomputable section
+
 open scoped Matrix
 
 section Frobenius
@@ -46,15 +48,22 @@ theorem frobSq_eq_zero_iff (A : Matrix m n ℝ) : frobSq A = 0 ↔ A = 0 := by
   constructor
   · intro h
     have h0 : ∑ i, ∑ j, A i j ^ 2 = 0 := h
+    have hrow : ∀ i ∈ (Finset.univ : Finset m), 0 ≤ ∑ j, A i j ^ 2 :=
+      fun i _ => Finset.sum_nonneg fun j _ => sq_nonneg (A i j)
     ext i j
-    have hi := (Finset.sum_eq_zero_iff_of_nonneg fun i _ =>
-      Finset.sum_nonneg fun j _ => sq_nonneg (A i j)).1 h0 i (Finset.mem_univ i)
-    have hij := (Finset.sum_eq_zero_iff_of_nonneg fun j _ =>
-      sq_nonneg (A i j)).1 hi j (Finset.mem_univ j)
+    have hi : ∑ j, A i j ^ 2 = 0 :=
+      (Finset.sum_eq_zero_iff_of_nonneg hrow).1 h0 i (Finset.mem_univ i)
+    have hentry : ∀ j ∈ (Finset.univ : Finset n), 0 ≤ A i j ^ 2 :=
+      fun j _ => sq_nonneg (A i j)
+    have hij : A i j ^ 2 = 0 :=
+      (Finset.sum_eq_zero_iff_of_nonneg hentry).1 hi j (Finset.mem_univ j)
     rw [Matrix.zero_apply]
     exact (pow_eq_zero_iff two_ne_zero).1 hij
   · rintro rfl
-    simp [frobSq]
+    unfold frobSq
+    refine Finset.sum_eq_zero fun i _ => Finset.sum_eq_zero fun j _ => ?_
+    rw [Matrix.zero_apply]
+    norm_num
 
 theorem frobSq_ne_zero {A : Matrix m n ℝ} (hA : A ≠ 0) : frobSq A ≠ 0 :=
   fun h => hA ((frobSq_eq_zero_iff A).1 h)
@@ -150,5 +159,7 @@ theorem trace_transpose_mul_eq_sum {κ : Type*} [Fintype κ] (K Q : Matrix κ ι
     (Kᵀ * Q).trace = ∑ r, ∑ i, K r i * Q r i := by
   simp only [Matrix.trace, Matrix.diag_apply, Matrix.mul_apply, Matrix.transpose_apply]
   exact Finset.sum_comm
+
+end
 
 end QKForms

@@ -26,6 +26,8 @@ identity of Lemma 10 is formalized (core scope); the spectral consequences are n
 
 namespace QKForms
 
+noncomputable section
+
 open scoped Matrix
 
 variable {κ ι : Type*} [Fintype κ] [DecidableEq κ]
@@ -52,5 +54,7 @@ theorem symPart_eq_half_stacked_swap_stacked (K Q : Matrix κ ι ℝ) :
   rw [stackedMatrix, swapForm, Matrix.transpose_fromRows, Matrix.fromCols_mul_fromBlocks]
   simp only [Matrix.mul_zero, Matrix.mul_one, zero_add, add_zero]
   rw [Matrix.fromCols_mul_fromRows, symPart_transpose_mul, add_comm (Qᵀ * K)]
+
+end
 
 end QKForms
