@@ -437,7 +437,7 @@ namespace Accumulation
 for `|t| ≤ 1`. -/
 theorem thetaPoint_mem_Theta {t : ℝ} (ht : |t| ≤ 1) : thetaPoint t ∈ Theta := by
   have ht2 : t ^ 2 ≤ 1 := by
-    obtain ⟨h1, h2⟩ := abs_le.mp ht
+    obtain ⟨h1, h2⟩ := abs_le.1 ht
     nlinarith
   have hsplit : max t 0 ^ 2 + max (-t) 0 ^ 2 = t ^ 2 := by
     rcases le_total 0 t with h | h
