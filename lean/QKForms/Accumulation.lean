@@ -34,8 +34,8 @@ almost-sure consequence for any random sample on which Lemma 6 holds almost sure
   `accumulationSpectrum u v x x' n (N n)` has `profile (S n) → accumulationLimit (u / v)`.
 * `QKForms.accumulation_ae_of_proportionalLobes`: the same almost surely, for almost surely
   positive random sample paths on which Lemma 6 holds almost surely;
-  `QKForms.ae_forall_pos_of_map_eq`: copies of a law `γ` with `γ((-∞, 0]) = 0` are almost
-  surely all positive.
+  `QKForms.ae_forall_pos_of_map_eq`: random variables with a common law `γ`,
+  `γ((-∞, 0]) = 0`, are almost surely all positive.
 * `QKForms.accumulationLimit_mem_image_theta`: the limit is `p(θ(t))` with
   `t = (1 - ρ)/√(1 + ρ²) ∈ [-1, 1]`; `QKForms.accumulationLimit_mem_mergeAB_image_Theta`: the limit
   lies in `p '' Θ` for the family `Θ = QKForms.Theta` of Proposition 4.
@@ -334,9 +334,9 @@ theorem accumulation_of_proportionalLobes {u v : ℝ} (hu : 0 < u) (hv : 0 < v) 
   have hall := h0.prodMk_nhds (hb.prodMk_nhds (hc.prodMk_nhds hd))
   exact hall.congr fun n => (profile_eq_lobes hu hv hx hx' (hN n) (S n) (hS n) (heigs n)).symm
 
-/-- Independent copies of a law `γ` with `γ((-∞, 0]) = 0` are almost surely all positive: if
+/-- Random variables with a common law `γ`, `γ((-∞, 0]) = 0`, are almost surely all positive: if
 every `Y i` is measurable with `P.map (Y i) = γ`, then `∀ᵐ ω ∂P, ∀ i, 0 < Y i ω` (each
-`{Y i ≤ 0}` is `P`-null, and a countable union of null sets is null). -/
+`{Y i ≤ 0}` is `P`-null, and a countable union of null sets is null; no independence is used). -/
 theorem ae_forall_pos_of_map_eq {Ω : Type*} [MeasurableSpace Ω] {P : MeasureTheory.Measure Ω}
     {Y : ℕ → Ω → ℝ} {γ : MeasureTheory.Measure ℝ} (hYm : ∀ i, Measurable (Y i))
     (hlaw : ∀ i, P.map (Y i) = γ) (hγ : γ (Set.Iic 0) = 0) :

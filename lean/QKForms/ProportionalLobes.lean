@@ -691,9 +691,11 @@ eigenvalue multisets `{v X_i(ω)}_{i<n} + {-u X'_i(ω)}_{i<n} + (N n - 2n)·{0}`
 (`QKForms.accumulationLimit_mem_mergeAB_image_Theta`) and traces the edges of `Δ`
 (`QKForms.bijOn_edgeB_Ioc`, `QKForms.bijOn_edgeB_Ici`).
 
-*Encoding.* The hypotheses on `X, X'` are exactly those of Lemma 6 (`QKForms.proportionalLobes`);
-the almost-sure positivity of every `X_i, X'_i` follows from `γ((-∞, 0]) = 0`
-(`QKForms.ae_forall_pos_of_map_eq`). [qkforms:thm5] -/
+*Encoding.* The hypotheses on `X, X'` are exactly those of Lemma 6 (`QKForms.proportionalLobes`;
+indices start at `0`); the almost-sure positivity of every `X_i, X'_i` follows from
+`γ((-∞, 0]) = 0` (`QKForms.ae_forall_pos_of_map_eq`). The eigenvalue hypothesis is the equality
+of multisets `eigs (S ω n) = accumulationSpectrum …` (roots of the characteristic polynomial, with
+multiplicity). [qkforms:thm5] -/
 theorem accumulation_ae {Ω : Type*} [MeasurableSpace Ω] {P : Measure Ω}
     [IsProbabilityMeasure P] {X X' : ℕ → Ω → ℝ} {γ : Measure ℝ}
     (hXm : ∀ i, Measurable (X i)) (hX'm : ∀ i, Measurable (X' i))
