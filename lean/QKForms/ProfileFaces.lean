@@ -145,14 +145,14 @@ theorem lobeCross_eq_zero_of_left {k : ℕ} {α β : Fin k → ℝ} (h : ∀ j, 
   unfold lobeCross
   apply Finset.sum_eq_zero
   intro j _
-  rw [h j, _root_.zero_mul]
+  rw [h j, zero_mul]
 
 theorem lobeCross_eq_zero_of_right {k : ℕ} {α β : Fin k → ℝ} (h : ∀ j, β j = 0) :
     lobeCross α β = 0 := by
   unfold lobeCross
   apply Finset.sum_eq_zero
   intro j _
-  rw [h j, _root_.mul_zero]
+  rw [h j, mul_zero]
 
 /-- `‖(α - β)₊‖² = 0` iff `α ≤ β` coordinatewise. -/
 theorem lobeExcess_eq_zero_iff {k : ℕ} (α β : Fin k → ℝ) :
@@ -201,8 +201,10 @@ theorem posSemidef_conj_diagonal_iff {S : Matrix ι ι ℝ} (hS : S.IsHermitian)
 
 theorem posSemidef_iff_forall_eigenvalues_nonneg {S : Matrix ι ι ℝ} (hS : S.IsHermitian) :
     S.PosSemidef ↔ ∀ i, 0 ≤ hS.eigenvalues i := by
-  conv_lhs => rw [spectral_real hS]
-  exact posSemidef_conj_diagonal_iff hS hS.eigenvalues
+  have h := posSemidef_conj_diagonal_iff hS hS.eigenvalues
+  -- fold `V diag(λ) Vᵀ` back to `S` (only the left side of `h` contains it)
+  rw [← spectral_real hS] at h
+  exact h
 
 theorem neg_posSemidef_iff_forall_eigenvalues_nonpos {S : Matrix ι ι ℝ} (hS : S.IsHermitian) :
     (-S).PosSemidef ↔ ∀ i, hS.eigenvalues i ≤ 0 := by
@@ -396,8 +398,8 @@ theorem symPart_eq_decompH_add_decompP (L : Matrix ι ι ℝ) :
     rw [diagonal_add]
     exact congrArg diagonal (funext hpt)
   unfold decompH decompP
-  conv_lhs => rw [spectral_real (symPart_isHermitian L)]
-  rw [hd, Matrix.mul_add, Matrix.add_mul]
+  -- `V Dh Vᵀ + V Dp Vᵀ = (V Dh + V Dp) Vᵀ = V (Dh + Dp) Vᵀ = V diag(λ) Vᵀ = S`
+  rw [← Matrix.add_mul, ← Matrix.mul_add, ← hd, ← spectral_real (symPart_isHermitian L)]
 
 theorem decompH_transpose (L : Matrix ι ι ℝ) : (decompH L)ᵀ = decompH L := by
   unfold decompH

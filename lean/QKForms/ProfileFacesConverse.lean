@@ -123,9 +123,8 @@ theorem card_add_card_le_of_quadratic {U : Matrix ι κ ℝ} {W : Matrix ι κ' 
   refine card_add_card_le_of_orthonormal (U := U) hW fun x y hxy => ?_
   have hb' : ∑ j, b j * y j ^ 2 ≤ 0 := by
     refine Finset.sum_nonpos fun j _ => ?_
-    have h1 := mul_le_mul_of_nonneg_right (hb j) (sq_nonneg (y j))
-    rw [zero_mul] at h1
-    exact h1
+    -- `b j ≤ 0 ≤ y j ^ 2`: the product of the two facts is linear in the atom `b j * y j ^ 2`
+    nlinarith [hb j, sq_nonneg (y j)]
   exact eq_zero_of_sum_mul_sq_nonpos ha ((hq x y hxy).trans hb')
 
 theorem sum_sub_mul_sq (c x : κ → ℝ) (t : ℝ) :
@@ -292,7 +291,7 @@ theorem card_filter_eigs_lt_neg_le {S H P : Matrix ι ι ℝ} (hS : S.IsHermitia
       Multiset.card ((eigs S).filter (· ≤ t)) := card_subtype_eigenvalues hS (· ≤ t)
   have f1 : Multiset.card ((eigs S).filter (t < ·)) +
       Multiset.card ((eigs S).filter (· ≤ t)) = Fintype.card ι := by
-    rw [card_filter_add_card_filter_of_compl (eigs S) (t < ·) (· ≤ t) (fun _ => not_lt.symm),
+    rw [card_filter_add_card_filter_of_compl (eigs S) (t < ·) (· ≤ t) (fun _ => Iff.symm not_lt),
       card_eigs_of_isHermitian hS]
   -- `#{λ(S) < -t} + #{λ(H) ≥ -t} ≤ N`
   have c2 : Fintype.card {i // hS.eigenvalues i < -t} +
@@ -304,7 +303,7 @@ theorem card_filter_eigs_lt_neg_le {S H P : Matrix ι ι ℝ} (hS : S.IsHermitia
       Multiset.card ((eigs H).filter (-t ≤ ·)) := card_subtype_eigenvalues hH (-t ≤ ·)
   have f2 : Multiset.card ((eigs H).filter (· < -t)) +
       Multiset.card ((eigs H).filter (-t ≤ ·)) = Fintype.card ι := by
-    rw [card_filter_add_card_filter_of_compl (eigs H) (· < -t) (-t ≤ ·) (fun _ => not_lt.symm),
+    rw [card_filter_add_card_filter_of_compl (eigs H) (· < -t) (-t ≤ ·) (fun _ => Iff.symm not_lt),
       card_eigs_of_isHermitian hH]
   -- `#{λ(H) < -t} = #{λ(H) > t}`
   have f3 : Multiset.card ((eigs H).filter (· < -t)) =
