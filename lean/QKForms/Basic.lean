@@ -10,8 +10,8 @@ Shared definitions used by every other file of `QKForms` (see `docs/architecture
 
 ## Main definitions
 
-* `QKForms.frobSq A`: the squared Frobenius norm `∑ i j, A i j ^ 2` (THEORY §0 CHOICE: we work
-  with squared norms everywhere to avoid square roots).
+* `QKForms.frobSq A`: the squared Frobenius norm `∑ i j, A i j ^ 2` (docs/theory.md, "Conventions":
+  the Lean side works with squared norms everywhere, avoiding square roots).
 * `QKForms.symPart L = ½ (L + Lᵀ)`, `QKForms.skewPart L = ½ (L - Lᵀ)`.
 * `QKForms.eigs A`: the eigenvalues of `A` with multiplicity, i.e. the roots of the
   characteristic polynomial (a `Multiset ℝ`).
@@ -32,8 +32,8 @@ Shared definitions used by every other file of `QKForms` (see `docs/architecture
 ## Encoding
 
 Mathlib has no signature API, so the signature of a real symmetric matrix is defined here as
-the counts of positive / negative / zero roots of its characteristic polynomial (THEORY §3,
-"Formalization encoding"). For a non-symmetric matrix the roots need not account for all
+the counts of positive / negative / zero roots of its characteristic polynomial (docs/theory.md,
+"Signature", Encoding). For a non-symmetric matrix the roots need not account for all
 `Fintype.card ι` eigenvalues; every result of the library applies these counts to symmetric
 matrices only.
 
@@ -52,13 +52,13 @@ section Definitions
 
 variable {m n ι : Type*} [Fintype m] [Fintype n]
 
-/-- Squared Frobenius norm `‖A‖² = ∑ i j, A i j ^ 2` (THEORY §0). -/
+/-- Squared Frobenius norm `‖A‖² = ∑ i j, A i j ^ 2` (docs/theory.md, "Conventions"). -/
 def frobSq (A : Matrix m n ℝ) : ℝ := ∑ i, ∑ j, A i j ^ 2
 
-/-- Symmetric part `S = ½ (L + Lᵀ)` (THEORY §2, "A1"). -/
+/-- Symmetric part `S = ½ (L + Lᵀ)` (docs/theory.md, "Conventions"). -/
 def symPart (L : Matrix ι ι ℝ) : Matrix ι ι ℝ := (1 / 2 : ℝ) • (L + Lᵀ)
 
-/-- Antisymmetric (skew) part `T = ½ (L - Lᵀ)` (THEORY §2, "A1"). -/
+/-- Antisymmetric (skew) part `T = ½ (L - Lᵀ)` (docs/theory.md, "Conventions"). -/
 def skewPart (L : Matrix ι ι ℝ) : Matrix ι ι ℝ := (1 / 2 : ℝ) • (L - Lᵀ)
 
 variable [Fintype ι] [DecidableEq ι]

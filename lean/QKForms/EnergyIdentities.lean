@@ -7,7 +7,7 @@ import QKForms.Basic
 # Symmetric and skew energy identities (Lemma 5)
 
 For a real square matrix `L` with symmetric part `S = ½ (L + Lᵀ)` and skew part
-`T = ½ (L - Lᵀ)` (THEORY §2):
+`T = ½ (L - Lᵀ)` (docs/theory.md, "Energies"):
 
 * `‖L‖² = ‖S‖² + ‖T‖²`,
 * `‖S‖² = ½ ‖L‖² + ½ tr(L²)`, `‖T‖² = ½ ‖L‖² - ½ tr(L²)`,
@@ -24,7 +24,7 @@ For a real square matrix `L` with symmetric part `S = ½ (L + Lᵀ)` and skew pa
 
 ## Encoding
 
-`‖L‖²` is `frobSq L = ∑ i j, L i j ^ 2` (THEORY §0 CHOICE) and `tr(L²)` is
+`‖L‖²` is `frobSq L = ∑ i j, L i j ^ 2` (docs/theory.md, "Conventions") and `tr(L²)` is
 `Matrix.trace (L * L)`. The divided forms are stated under `L ≠ 0`; the proof derives
 `frobSq L ≠ 0` from it (`QKForms.frobSq_ne_zero`).
 -/
@@ -149,12 +149,13 @@ theorem lemma5_energy_identities {L : Matrix ι ι ℝ} (hL : L ≠ 0) :
   ⟨frobSq_eq_frobSq_symPart_add_frobSq_skewPart L, frobSq_symPart_eq L, frobSq_skewPart_eq L,
     frobSq_symPart_div_frobSq hL, frobSq_skewPart_div_frobSq hL⟩
 
-/-- The symmetric part has the same trace: `tr S = tr L` (corollary in THEORY §2). -/
+/-- The symmetric part has the same trace: `tr S = tr L` (a corollary of Lemma 5 in the paper). -/
 theorem trace_symPart (L : Matrix ι ι ℝ) : (symPart L).trace = L.trace := by
   rw [symPart, Matrix.trace_smul, Matrix.trace_add, Matrix.trace_transpose, smul_eq_mul]
   ring
 
-/-- For a head, `tr (W_Kᵀ W_Q) = ∑ r i, (W_K)_{ri} (W_Q)_{ri} = ⟨W_K, W_Q⟩_F` (THEORY §2). -/
+/-- For a head, `tr (W_Kᵀ W_Q) = ∑ r i, (W_K)_{ri} (W_Q)_{ri} = ⟨W_K, W_Q⟩_F` (paper,
+Appendix A). -/
 theorem trace_transpose_mul_eq_sum {κ : Type*} [Fintype κ] (K Q : Matrix κ ι ℝ) :
     (Kᵀ * Q).trace = ∑ r, ∑ i, K r i * Q r i := by
   simp only [Matrix.trace, Matrix.diag_apply, Matrix.mul_apply, Matrix.transpose_apply]

@@ -8,7 +8,7 @@ import QKForms.Basic
 
 For `W_K, W_Q ∈ M_{n×N}(ℝ)` let `M = [W_K; W_Q] ∈ M_{2n×N}(ℝ)` (the stacked matrix) and
 `𝒥 = [[0, I_n], [I_n, 0]]`. Then the symmetric part of `W_Kᵀ W_Q` is `S = ½ Mᵀ 𝒥 M`
-(THEORY §3 "matrix identity" and §6, Lemma 10).
+(docs/theory.md, "Signature", Lemma 10).
 
 ## Main statements
 

@@ -7,7 +7,8 @@ import QKForms.Basic
 # Rank balance (Lemma 3)
 
 If `L ∈ M_N(ℝ)` has rank at most `r`, its symmetric part has at most `r` positive and at
-most `r` negative eigenvalues, counted with multiplicity (THEORY §3, Lemma 3).
+most `r` negative eigenvalues, counted with multiplicity (docs/theory.md,
+"Signature", Lemma 3).
 
 ## Proof
 
