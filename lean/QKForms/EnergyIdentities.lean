@@ -57,7 +57,7 @@ theorem frobSq_eq_zero_iff (A : Matrix m n ℝ) : frobSq A = 0 ↔ A = 0 := by
       fun j _ => sq_nonneg (A i j)
     have hij : A i j ^ 2 = 0 :=
       (Finset.sum_eq_zero_iff_of_nonneg hentry).1 hi j (Finset.mem_univ j)
-    rw [Matrix.zero_apply]
+    show A i j = 0
     exact (pow_eq_zero_iff two_ne_zero).1 hij
   · rintro rfl
     unfold frobSq
