@@ -146,3 +146,14 @@ def test_resolve_prefers_the_shortest_suffix_match() -> None:
     ev = Evidence(names={"Matrix.mul_apply": {}, "Foo.Matrix.mul_apply": {}})
     assert ev.resolve("mul_apply") == "Matrix.mul_apply"
     assert ev.resolve("apply") is None
+
+
+def test_field_notation_on_a_constant_resolves_through_its_prefix(tmp_path: Path) -> None:
+    lean = "theorem t : Finset.univ.val = Finset.univ.val := rfl\n"
+    entry = '[names."Finset.univ"]\n' + ENTRY.format(c=PIN, s="def univ : Finset α")
+    assert [str(p) for p in check_evidence(_repo(tmp_path, lean, entry))] == [
+        "lean/QKForms/A.lean:1: no evidence for the field(s) .val of `Finset.univ`"]
+    (tmp_path / "lean" / "names.toml").write_text(
+        entry + '[names."Finset.val"]\n' + ENTRY.format(c=PIN, s="structure Finset (α)")
+        + '[fields]\nval = ["Finset.val"]\n', encoding="utf-8")
+    assert check_evidence(tmp_path) == []

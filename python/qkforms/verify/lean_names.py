@@ -80,6 +80,7 @@ BUILTINS = frozenset(
     exact? apply? suffices replace calc conv lhs rhs arg enter pattern norm_num1
     abel group noncomm_ring module interval_cases fin_cases nontriviality peel wlog
     on_goal pick_goal swap rotate_left rotate_right iterate refine_lift assumption
+    conv_lhs conv_rhs linear_combination nlinarith positivity bound_tac
     sorry admit native_decide axiom
     """.split()
 )
@@ -576,7 +577,18 @@ def check_evidence(root: str | Path, files: Sequence[str | Path] | None = None,
 
 def _problem(u: NameUse, ev: Evidence) -> str | None:
     if u.kind == "name":
-        return None if ev.resolve(u.name) else f"no evidence for `{u.name}`"
+        if ev.resolve(u.name):
+            return None
+        # a constant followed by field notation: `Finset.univ.val` = `Finset.univ` + `.val`
+        parts = u.name.split(".")
+        for k in range(len(parts) - 1, 0, -1):
+            if ev.resolve(".".join(parts[:k])):
+                missing = [f for f in parts[k:] if f not in ev.fields]
+                if not missing:
+                    return None
+                return (f"no evidence for the field(s) {', '.join('.' + f for f in missing)} "
+                        f"of `{'.'.join(parts[:k])}`")
+        return f"no evidence for `{u.name}`"
     if u.kind == "field":
         return None if u.name in ev.fields else (
             f"no evidence for the field `.{u.name}` ([fields] {u.name} = [...])")
