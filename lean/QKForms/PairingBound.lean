@@ -189,9 +189,11 @@ theorem norm_sq_toLp {k : ℕ} (v : Fin k → ℝ) :
 /-- `(x₊)² + (x₋)² = x²`. -/
 theorem sq_max_zero_add_sq_max_neg_zero (x : ℝ) : max x 0 ^ 2 + max (-x) 0 ^ 2 = x ^ 2 := by
   rcases le_total 0 x with h | h
-  · rw [max_eq_left h, max_eq_right (neg_nonpos.2 h)]
+  · have hx : -x ≤ 0 := by linarith
+    rw [max_eq_left h, max_eq_right hx]
     ring
-  · rw [max_eq_right h, max_eq_left (neg_nonneg.2 h)]
+  · have hx : 0 ≤ -x := by linarith
+    rw [max_eq_right h, max_eq_left hx]
     ring
 
 variable {ι : Type*} [Fintype ι] [DecidableEq ι]
