@@ -650,9 +650,11 @@ theorem ae_tendsto_average {Ω : Type*} [MeasurableSpace Ω] {P : Measure Ω} {X
       (by rw [hlaw 0]; exact hgi)
   have hind' : Pairwise fun i j => IndepFun (g ∘ X i) (g ∘ X j) P :=
     fun i j hij => (hindep hij).comp hg hg
+  -- the structure `IdentDistrib` has fields `aemeasurable_fst`, `aemeasurable_snd`, `map_eq`;
+  -- the type ascription fixes both measures to `P` before the `map_eq` goal is elaborated
   have hident : ∀ i, IdentDistrib (g ∘ X i) (g ∘ X 0) P P := fun i =>
-    (IdentDistrib.mk (hXm i).aemeasurable (hXm 0).aemeasurable
-      (by rw [hlaw i, hlaw 0])).comp hg
+    (⟨(hXm i).aemeasurable, (hXm 0).aemeasurable, by rw [hlaw i, hlaw 0]⟩ :
+      IdentDistrib (X i) (X 0) P P).comp hg
   have h := strong_law_ae_real (fun i => g ∘ X i) hint hind' hident
   have hmean : ∫ ω, (g ∘ X 0) ω ∂P = ∫ y, g y ∂γ := by
     rw [← hlaw 0, integral_map (hXm 0).aemeasurable hg.aestronglyMeasurable]
