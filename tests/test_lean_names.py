@@ -157,3 +157,8 @@ def test_field_notation_on_a_constant_resolves_through_its_prefix(tmp_path: Path
         entry + '[names."Finset.val"]\n' + ENTRY.format(c=PIN, s="structure Finset (α)")
         + '[fields]\nval = ["Finset.val"]\n', encoding="utf-8")
     assert check_evidence(tmp_path) == []
+
+
+def test_question_marks_inside_names_are_not_holes() -> None:
+    src = "theorem t (l : List ℝ) : True := by\n  rw [List.getD_eq_getElem?_getD] at ?_\n"
+    assert _names(src) == {"List", "List.getD_eq_getElem?_getD"}

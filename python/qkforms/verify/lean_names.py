@@ -293,7 +293,7 @@ def _skip_spans(code: str) -> str:
         r"@\[[^\]]*\]",
         r"#[A-Za-z_]+",        # commands such as #check / #print
         r"\b(?:attribute)\s*\[[^\]]*\]",
-        r"\?[A-Za-z_][\w']*",   # named holes ?_ / ?a
+        r"(?<![\w'!?\u2080-\u209c])\?[A-Za-z_][\w']*",   # named holes ?_ / ?a
         r"\b(?:theorem|lemma|def|abbrev|instance|structure|class|inductive)\s+[^\s:({\[⦃]+",
         r"\b(?:open)\b[^\n]*?\bin\b",
     ]
