@@ -233,7 +233,7 @@ theorem card_filter_map_univ {κ : Type*} [Fintype κ] (μ : κ → ℝ) (p : �
 theorem card_filter_add_card_filter_of_compl (s : Multiset ℝ) (p q : ℝ → Prop)
     [DecidablePred p] [DecidablePred q] (h : ∀ x, q x ↔ ¬ p x) :
     Multiset.card (s.filter p) + Multiset.card (s.filter q) = Multiset.card s := by
-  induction s using Multiset.induction_on with
+  induction s using Multiset.induction with
   | empty => simp
   | cons a s ih =>
     by_cases ha : p a
