@@ -295,7 +295,9 @@ def layer_gram(W_Q: Array, W_K: Array, kv_index: ArrayLike) -> Array:
     n_q, n_kv, n, N = _check_layer(W_Q, W_K, kv)
     dt = np.result_type(W_Q.dtype, np.float64)
     G = np.empty((n_q, 2 * n, 2 * n), dtype=dt)
-    G[:, :n, :n] = np.matmul(W_K, np.swapaxes(W_K, 1, 2))[kv]
+    used, where = np.unique(kv, return_inverse=True)  # key heads of these query heads only
+    WK = W_K[used] if used.size < n_kv else W_K
+    G[:, :n, :n] = np.matmul(WK, np.swapaxes(WK, 1, 2))[where]
     G[:, n:, n:] = np.matmul(W_Q, np.swapaxes(W_Q, 1, 2))
     if n_q == n_kv and np.array_equal(kv, np.arange(n_q)):  # one key head per query head
         QKt = np.matmul(W_Q, np.swapaxes(W_K, 1, 2))

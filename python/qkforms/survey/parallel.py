@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-__all__ = ["blas_single_thread", "map_slices", "prefetched", "run_processes"]
+__all__ = ["OneBehind", "blas_single_thread", "map_slices", "prefetched", "run_processes"]
 
 T = TypeVar("T")
 
@@ -125,6 +125,56 @@ def prefetched(read: Callable[[int], T], items: Sequence[int], *,
     finally:
         stop.set()
         thread.join(timeout=5)
+
+
+class OneBehind:
+    """Run tasks one at a time in a background thread, at most one pending.
+
+    :meth:`submit` waits for the previous task (re-raising its exception) before
+    handing over the next, so the caller works on item i + 1 while item i finishes;
+    :meth:`finish` waits for the last one. Results are passed to ``on_result``.
+
+    Examples
+    --------
+    >>> out = []
+    >>> with OneBehind(out.append) as behind:
+    ...     for i in range(3):
+    ...         behind.submit(lambda i=i: i * i)
+    >>> out
+    [0, 1, 4]
+    """
+
+    def __init__(self, on_result: Callable[[Any], None]) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qkforms-writer")
+        self._pending: Future[Any] | None = None
+        self._on_result = on_result
+
+    def _collect(self) -> None:
+        if self._pending is not None:
+            fut, self._pending = self._pending, None
+            self._on_result(fut.result())
+
+    def submit(self, task: Callable[[], Any]) -> None:
+        """Wait for the previous task, then start ``task`` in the background."""
+        self._collect()
+        self._pending = self._pool.submit(task)
+
+    def finish(self) -> None:
+        """Wait for the last task."""
+        self._collect()
+
+    def __enter__(self) -> OneBehind:
+        return self
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        try:
+            if exc_type is None:
+                self.finish()
+            elif self._pending is not None:
+                self._pending.cancel()
+                self._pending = None
+        finally:
+            self._pool.shutdown(wait=True)
 
 
 def run_processes(task: Callable[..., T], calls: Sequence[tuple[Any, ...]], *, workers: int,

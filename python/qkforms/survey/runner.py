@@ -40,6 +40,7 @@ from qkforms.errors import (
 from qkforms.gram import LayerSpectra, layer_spectra
 from qkforms.survey.manifest import ModelRun, check_resume, manifest, run_fingerprint
 from qkforms.survey.parallel import (
+    OneBehind,
     blas_single_thread,
     map_slices,
     prefetched,
@@ -321,7 +322,7 @@ def process_layer(
 
 
 def _read_layer(model: Model, layer: int) -> tuple[LayerWeights | None, str | None]:
-    """``(LayerWeights, None)``, or ``(LayerWeights or None, reason)`` for bad layers."""
+    """``(LayerWeights, None)``, or ``(None, reason)`` for a layer that cannot be read."""
     try:
         return model.layer(layer), None
     except NonFiniteError:
@@ -334,20 +335,22 @@ def _read_layer(model: Model, layer: int) -> tuple[LayerWeights | None, str | No
 # --------------------------------------------------------------------------- one model
 
 
-def _layer_job(model: Model, layer: int, lw: LayerWeights | None, failure: str | None,
-               opts: SurveyOptions, label: str, keep_factors: bool,
-               gammas: dict[int, np.ndarray] | None, store: PartStore) -> dict[str, float]:
+def _layer_result(model: Model, layer: int, lw: LayerWeights | None, failure: str | None,
+                  opts: SurveyOptions, label: str, keep_factors: bool,
+                  gammas: dict[int, np.ndarray] | None) -> LayerResult:
     info = model.info
     if lw is None:  # unreadable layer: all heads failed, no weights
         unread = UnreadLayer(layer, np.arange(info.n_q) // max(1, info.n_q // info.n_kv))
-        res = process_layer(unread, info, model=label, keep_factors=keep_factors,
-                            failure=failure or "layer could not be read")
-    else:
-        gamma = gammas.get(layer) if gammas is not None else None
-        res = process_layer(lw, info, model=label, exact=opts.exact,
-                            exact_method=opts.exact_method, gamma=gamma,
-                            keep_factors=keep_factors, failure=failure,
-                            threads=opts.compute_threads())
+        return process_layer(unread, info, model=label, keep_factors=keep_factors,
+                             failure=failure or "layer could not be read")
+    gamma = gammas.get(layer) if gammas is not None else None
+    return process_layer(lw, info, model=label, exact=opts.exact,
+                         exact_method=opts.exact_method, gamma=gamma,
+                         keep_factors=keep_factors, failure=failure,
+                         threads=opts.compute_threads())
+
+
+def _write(store: PartStore, layer: int, res: LayerResult) -> dict[str, float]:
     t = time.perf_counter()
     store.write_layer(layer, res.heads, res.spectra, res.factors)
     res.timings["write_s"] = time.perf_counter() - t
@@ -373,8 +376,8 @@ def _worker_layer(source: str, out: str, key: str, label: str, layer: int,
     lw, failure = _read_layer(model, layer)
     read_s = time.perf_counter() - t
     gammas = {layer: norm_gain(model, layer)} if o.fold_norm else None
-    timings = _layer_job(model, layer, lw, failure, o, label, keep_factors, gammas,
-                         PartStore(Path(out), key))
+    res = _layer_result(model, layer, lw, failure, o, label, keep_factors, gammas)
+    timings = _write(PartStore(Path(out), key), layer, res)
     timings["read_s"] = read_s
     return timings
 
@@ -422,12 +425,14 @@ def _survey_model(model: Model, source: str | None, key: str, label: str, opts: 
                      for layer in todo]
             run_processes(_worker_layer, calls, workers=opts.workers, on_result=add)
         else:
-            for layer, (lw, failure), read_s in prefetched(
-                    lambda i: _read_layer(model, i), todo):
-                timings = _layer_job(model, layer, lw, failure, opts, label, keep_factors,
-                                     gammas, store)
-                timings["read_s"] = read_s
-                add(timings)
+            # read layer i + 1, compute layer i, write layer i - 1: all at once
+            with OneBehind(add) as writer:
+                for layer, (lw, failure), read_s in prefetched(
+                        lambda i: _read_layer(model, i), todo):
+                    res = _layer_result(model, layer, lw, failure, opts, label, keep_factors,
+                                        gammas)
+                    res.timings["read_s"] = read_s
+                    writer.submit(lambda layer=layer, res=res: _write(store, layer, res))
     finally:
         if bar is not None:
             bar.close()

@@ -134,8 +134,8 @@ HEADS: tuple[Column, ...] = (
     _dbl("a_over_b", "`a/b`"),
     _dbl("b_minus_a", "`b − a`"),
     Column("spectral_type", "string", True,
-           f'`"I+"`, `"II"`, `"I-"` (radius rule: II when `c_S + d_S ≤ {_num(SPECTRAL_TYPE_RADIUS)}`, '
-           'else I+ when `c > d`, else I-)'),
+           '`"I+"`, `"II"`, `"I-"` (radius rule: II when '
+           f'`c_S + d_S ≤ {_num(SPECTRAL_TYPE_RADIUS)}`, else I+ when `c > d`, else I-)'),
     _dbl("norm_sq", "`‖L‖²` (sum of squared entries)"),
     Column("exact_certified", "bool", True,
            "`--exact`: the exact signature is `(n, n, N − 2n)`; null without `--exact` "
