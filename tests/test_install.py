@@ -159,7 +159,7 @@ def test_wheel_outside_the_checkout(source: Path, tmp_path: Path) -> None:
                              "--no-property-tests")
     assert code == 0, out
     assert doc["root"] == str(source.resolve())
-    assert [c["passed"] for c in doc["static_checks"]] == [True] * 6
+    assert doc["static_checks"] and all(c["passed"] for c in doc["static_checks"])
     assert {r["lean"]["detail"] for r in doc["results"]
             if r["lean"]["status"] != "not formalized"} == {NO_TOOLCHAIN}
 
@@ -176,7 +176,7 @@ def test_editable_install_with_the_main_commands_extras(source: Path, tmp_path: 
     code, out, doc = _verify(py, empty)
     _assert_true_statuses(code, out, doc, NO_TOOLCHAIN)
     assert doc["root"] == str(source.resolve())
-    assert [c["passed"] for c in doc["static_checks"]] == [True] * 6
+    assert doc["static_checks"] and all(c["passed"] for c in doc["static_checks"])
     _assert_documented("main-command", out)
 
 
