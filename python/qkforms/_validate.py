@@ -5,12 +5,34 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from qkforms.errors import NonFiniteError, ShapeError
+from qkforms.errors import NonFiniteError, ParameterError, ShapeError, format_value
+
+
+def as_real_array(x: ArrayLike, name: str) -> NDArray[np.float64]:
+    """Return ``x`` as a float64 array; a value that is not real numbers is a ParameterError.
+
+    NaN and infinities pass (callers that refuse them check themselves).
+
+    Examples
+    --------
+    >>> as_real_array([1, 2], "t").tolist()
+    [1.0, 2.0]
+    >>> as_real_array("x", "t")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    qkforms.errors.ParameterError: t must be real numbers, got 'x' (could not convert ...)
+    """
+    try:
+        return np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:  # numpy's conversion errors, re-raised as ours
+        raise ParameterError(
+            f"{name} must be real numbers, got {format_value(x)} ({exc})"
+        ) from None
 
 
 def as_float_array(x: ArrayLike, name: str, *, min_ndim: int = 0) -> NDArray[np.float64]:
     """Return ``x`` as a float64 array, refusing NaN/Inf and too few dimensions."""
-    arr = np.asarray(x, dtype=np.float64)
+    arr = as_real_array(x, name)
     if arr.ndim < min_ndim:
         raise ShapeError(
             f"{name} must have at least {min_ndim} dimension(s), got shape {arr.shape}"

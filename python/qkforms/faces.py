@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from qkforms.errors import ZeroFormError
-from qkforms.profile import Profile
+from qkforms.errors import ParameterError, ShapeError, ZeroFormError, format_value
+from qkforms.profile import Profile, profile_points
 from qkforms.tolerances import SPECTRAL_TYPE_RADIUS
 
 __all__ = [
@@ -78,9 +78,10 @@ class FaceInfo:
 
 
 def _coords(p: Profile | ArrayLike) -> NDArray[np.float64]:
-    arr = np.asarray(tuple(p), dtype=np.float64)
+    arr = profile_points(p)
     if arr.shape != (4,):
-        raise ValueError(f"a profile point has 4 coordinates, got shape {arr.shape}")
+        raise ShapeError(f"classify_profile takes one point (4 coordinates), got shape "
+                         f"{arr.shape}")
     return arr
 
 
@@ -107,7 +108,8 @@ def classify_profile(p: Profile | ArrayLike, *, tol: float = 0.0) -> FaceInfo:
     """
     x = _coords(p)
     if np.any(x < -tol) or abs(float(x.sum()) - 1.0) > max(tol, 1e-12) * 4:
-        raise ValueError(f"{tuple(x)} is not a point of the 3-simplex (within tol={tol})")
+        raise ParameterError(f"{format_value(tuple(x))} is not a point of the 3-simplex "
+                             f"(within tol={format_value(tol)})")
     zero = tuple(n for n, v in zip(_NAMES, x, strict=True) if abs(v) <= tol)
     vertex = next((n for n, v in zip(_NAMES, x, strict=True) if abs(v - 1.0) <= tol), None)
     facts = [_ZERO_MEANING[n] for n in zero]
@@ -124,12 +126,6 @@ def classify_profile(p: Profile | ArrayLike, *, tol: float = 0.0) -> FaceInfo:
         facts=tuple(facts),
         on_theta=bool(on_theta),
     )
-
-
-def _as_array(p: Profile | ArrayLike) -> NDArray[np.float64]:
-    if isinstance(p, Profile):
-        return np.stack([np.asarray(v, dtype=np.float64) for v in p], axis=-1)
-    return np.asarray(p, dtype=np.float64)
 
 
 def spectral_type(
@@ -155,7 +151,7 @@ def spectral_type(
     >>> spectral_type([[0.5, 0.3, 0.05, 0.15], [0.0, 0.5, 0.25, 0.25]]).tolist()
     ['I-', 'I-']
     """
-    arr = _as_array(p)
+    arr = profile_points(p)
     b, c, d = arr[..., 1], arr[..., 2], arr[..., 3]
     s = b + c + d
     if np.any(s <= 0):
@@ -179,7 +175,7 @@ def spectral_type_imbalance(
     >>> spectral_type_imbalance((0.5, 0.3, 0.15, 0.05)), spectral_type_imbalance((0.5, 0.5, 0, 0))
     ('I+', 'II')
     """
-    arr = _as_array(p)
+    arr = profile_points(p)
     c, d = arr[..., 2], arr[..., 3]
     mass = c + d
     with np.errstate(divide="ignore", invalid="ignore"):

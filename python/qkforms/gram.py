@@ -105,7 +105,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from qkforms._validate import as_float_array
-from qkforms.errors import ShapeError
+from qkforms.errors import ParameterError, ShapeError, format_value
 from qkforms.parts import Energies
 from qkforms.tolerances import PIVOT_LIMIT
 
@@ -426,7 +426,8 @@ def spectra_from_factor(F: Array, n: int, *, want: Collection[str] = SPECTRA) ->
     """
     unknown = set(want) - set(SPECTRA)
     if unknown:
-        raise ValueError(f"unknown spectra {sorted(unknown)}; choose from {SPECTRA}")
+        raise ParameterError(
+            f"unknown spectra {format_value(sorted(unknown))}; choose from {format_value(SPECTRA)}")
     At = np.swapaxes(F[:, :n, :n], 1, 2)
     X = np.matmul(At, F[:, n:, :n])  # A^T B
     Y = np.matmul(At, F[:, n:, n:])  # A^T C

@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from qkforms._validate import as_float_array
-from qkforms.errors import ZeroFormError
+from qkforms._validate import as_float_array, as_real_array
+from qkforms.errors import ParameterError, ZeroFormError, format_value
 from qkforms.profile import lobes
 
 __all__ = ["lobe_departure", "lobe_ratio", "pairing_bound", "pairing_gap", "pairing_score"]
@@ -90,9 +90,9 @@ def pairing_bound(rho: ArrayLike) -> float | NDArray[np.float64]:
     >>> pairing_bound(1.0), round(pairing_bound(0.5), 6), round(pairing_bound(2.0), 6)
     (1.0, 0.552786, 0.552786)
     """
-    r = np.asarray(rho, dtype=np.float64)
+    r = as_real_array(rho, "rho")
     if np.any(r < 0) or np.any(np.isnan(r)):
-        raise ValueError("rho must be >= 0")
+        raise ParameterError(f"rho must be >= 0, got rho = {format_value(rho)}")
     finite = np.isfinite(r)
     rr = np.where(finite, r, 0.0)
     val = np.where(finite, 1.0 - np.abs(1.0 - rr) / np.sqrt(1.0 + rr**2), 0.0)

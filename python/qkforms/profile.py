@@ -19,8 +19,8 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from qkforms._validate import as_float_array, as_square
-from qkforms.errors import ZeroFormError
+from qkforms._validate import as_float_array, as_real_array, as_square
+from qkforms.errors import ShapeError, ZeroFormError
 from qkforms.parts import parts
 
 __all__ = ["Profile", "lobes", "profile", "profile_from_eigenvalues", "symmetric_profile"]
@@ -155,6 +155,33 @@ def profile(L: ArrayLike) -> Profile:
     )
 
 
+def profile_points(p: Profile | ArrayLike, name: str = "p") -> NDArray[np.float64]:
+    """Profile point(s) as a float64 array of shape ``(..., 4)`` (the one input rule).
+
+    A :class:`Profile` (of floats or of arrays) is stacked along the last axis;
+    anything else must be finite real numbers with last axis 4.
+
+    Raises
+    ------
+    ShapeError
+        If the last axis is not 4.
+
+    Examples
+    --------
+    >>> profile_points(Profile(0.5, 0.5, 0.0, 0.0)).tolist()
+    [0.5, 0.5, 0.0, 0.0]
+    >>> profile_points([[1, 0, 0, 0], [0, 1, 0, 0]]).shape
+    (2, 4)
+    """
+    if isinstance(p, Profile):
+        arr = np.stack([as_real_array(x, name) for x in p], axis=-1)
+    else:
+        arr = as_float_array(p, name, min_ndim=1)
+    if arr.ndim == 0 or arr.shape[-1] != 4:
+        raise ShapeError(f"a profile point has 4 coordinates, got shape {arr.shape}")
+    return arr
+
+
 def symmetric_profile(p: Profile | ArrayLike) -> tuple[float, float, float]:
     """Return the symmetric profile ``(b_S, c_S, d_S) = (b, c, d)/(1 - a)`` (Lemma 4).
 
@@ -176,9 +203,7 @@ def symmetric_profile(p: Profile | ArrayLike) -> tuple[float, float, float]:
     >>> symmetric_profile(Profile(0.5, 0.4, 0.1, 0.0))
     (0.8, 0.2, 0.0)
     """
-    arr = np.stack([np.asarray(x, dtype=np.float64) for x in p], axis=-1) if isinstance(
-        p, Profile
-    ) else as_float_array(p, "p", min_ndim=1)
+    arr = profile_points(p)
     b, c, d = arr[..., 1], arr[..., 2], arr[..., 3]
     s = b + c + d
     if np.any(s <= 0):

@@ -16,8 +16,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from qkforms._validate import as_float_array
-from qkforms.profile import Profile
+from qkforms._validate import as_real_array
+from qkforms.errors import ParameterError, format_value
+from qkforms.profile import Profile, profile_points
 
 __all__ = [
     "THETA_SEGMENTS",
@@ -59,17 +60,18 @@ def theta(t: ArrayLike) -> Profile:
     >>> theta(1.0), theta(-1.0)
     (Profile(a=0.0, b=0.0, c=1.0, d=0.0), Profile(a=0.0, b=0.0, c=0.0, d=1.0))
     """
-    tt = np.asarray(t, dtype=np.float64)
+    tt = as_real_array(t, "t")
     if np.any(np.abs(tt) > 1) or np.any(np.isnan(tt)):
-        raise ValueError("theta(t) needs -1 <= t <= 1")
+        raise ParameterError(f"theta(t) needs -1 <= t <= 1, got t = {format_value(t)}")
     h = (1.0 - tt**2) / 2.0
     return _profile_of(np.stack([h, h, np.maximum(tt, 0.0) ** 2, np.maximum(-tt, 0.0) ** 2], -1))
 
 
 def _rho_family(rho: ArrayLike, ab_weight: float, denom: str) -> Profile:
-    r = np.asarray(rho, dtype=np.float64)
+    r = as_real_array(rho, "rho")
     if np.any(r < 0) or np.any(np.isnan(r)):
-        raise ValueError("rho must be >= 0 (rho = inf is allowed)")
+        raise ParameterError(
+            f"rho must be >= 0 (rho = inf is allowed), got rho = {format_value(rho)}")
     inf = np.isinf(r)
     rr = np.where(inf, 0.0, r)
     den = 1.0 + rr**2 if denom == "p" else (1.0 + rr) ** 2
@@ -140,15 +142,6 @@ def accumulation_limit(rho: ArrayLike) -> Profile:
     return Profile(q.a * 0.0, q.a + q.b, q.c, q.d)
 
 
-def _as_points(p: Profile | ArrayLike) -> NDArray[np.float64]:
-    if isinstance(p, Profile):
-        return np.stack([np.asarray(x, dtype=np.float64) for x in p], axis=-1)
-    arr = as_float_array(p, "p", min_ndim=1)
-    if arr.shape[-1] != 4:
-        raise ValueError(f"a profile point has 4 coordinates, got shape {arr.shape}")
-    return arr
-
-
 def theta_projection(p: Profile | ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Return the nearest point of Theta to ``p`` and its parameter ``t``.
 
@@ -170,7 +163,7 @@ def theta_projection(p: Profile | ArrayLike) -> tuple[NDArray[np.float64], NDArr
     >>> q.round(12).tolist(), round(float(t), 12)
     ([0.4, 0.4, 0.2, 0.0], 0.4472135955)
     """
-    x = _as_points(p)
+    x = profile_points(p)
     best = None
     best_d = None
     best_s = None
@@ -210,7 +203,7 @@ def theta_distance(p: Profile | ArrayLike) -> float | NDArray[np.float64]:
     >>> round(theta_distance([0.0, 1.0, 0.0, 0.0]), 12)  # vertex b = 1 to M
     0.707106781187
     """
-    x = _as_points(p)
+    x = profile_points(p)
     q, _ = theta_projection(x)
     dist = np.sqrt(np.sum((x - q) ** 2, axis=-1))
     return float(dist) if np.ndim(dist) == 0 else dist

@@ -22,7 +22,13 @@ from typing import Protocol
 
 import numpy as np
 
-from qkforms.errors import CheckpointError, NonFiniteError, UnsupportedArchitectureError
+from qkforms.errors import (
+    CheckpointError,
+    LayerIndexError,
+    NonFiniteError,
+    UnsupportedArchitectureError,
+    format_value,
+)
 from qkforms.models.layouts import Layout, QKArrays, norm_supported_model_types
 from qkforms.models.records import HeadWeights, LayerWeights, ModelInfo
 
@@ -88,7 +94,8 @@ class Model:
 
     def _check_layer(self, layer: int) -> int:
         if not 0 <= int(layer) < self.info.n_layers:
-            raise IndexError(f"layer {layer} out of range (model has {self.info.n_layers})")
+            raise LayerIndexError(f"layer {format_value(layer)} out of range (the model has "
+                                  f"{self.info.n_layers} layers, 0 to {self.info.n_layers - 1})")
         return int(layer)
 
     def layer(self, layer: int, *, check_finite: bool = True) -> LayerWeights:

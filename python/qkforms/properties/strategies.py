@@ -26,6 +26,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from qkforms import exact
+from qkforms.errors import ParameterError, format_value
 
 __all__ = [
     "HEAD_KINDS",
@@ -93,7 +94,8 @@ def heads(draw: st.DrawFn, kind: str = "surjective", max_n: int = 3, extra: int 
     ``repeated_row`` (a repeated row of ``W_K``; a zero row when ``n = 1``).
     """
     if kind not in HEAD_KINDS:
-        raise ValueError(f"kind must be one of {HEAD_KINDS}, not {kind!r}")
+        raise ParameterError(f"kind must be one of {format_value(HEAD_KINDS)}, "
+                             f"not {format_value(kind)}")
     n = draw(st.integers(1, max_n))
     N = 2 * n + draw(st.integers(0, extra))
     M = draw(int_matrix(2 * n, N))

@@ -28,6 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
+from qkforms.errors import ParameterError, format_value
+
 __all__ = ["to_bfloat16_bits", "write_llama_checkpoint"]
 
 
@@ -87,7 +89,7 @@ def write_llama_checkpoint(
     Path
     """
     if dtype not in ("BF16", "F32"):
-        raise ValueError(f"dtype must be 'BF16' or 'F32', got {dtype!r}")
+        raise ParameterError(f"dtype must be 'BF16' or 'F32', got {format_value(dtype)}")
     out = Path(path)
     out.mkdir(parents=True, exist_ok=True)
     nan_set = set(nan_heads)
