@@ -45,7 +45,7 @@ _VERTEX_MEANING = {
     "d": "L is symmetric negative semidefinite",
 }
 
-#: Names of the three spectral-type rules of THEORY §7.5 (kept distinct).
+#: Names of the three spectral-type rules of docs/theory.md §12.5 (kept distinct).
 SPECTRAL_TYPE_RULES = ("radius", "imbalance", "kmeans")
 
 
@@ -131,7 +131,7 @@ def classify_profile(p: Profile | ArrayLike, *, tol: float = 0.0) -> FaceInfo:
 def spectral_type(
     p: Profile | ArrayLike, *, radius: float = SPECTRAL_TYPE_RADIUS
 ) -> str | NDArray[np.str_]:
-    """Spectral type by the ``radius`` rule of THEORY §7.5.
+    """Spectral type by the ``radius`` rule of ``docs/theory.md`` §12.5.
 
     With the symmetric profile ``(b_S, c_S, d_S)``: Type ``"II"`` if
     ``c_S + d_S <= radius``; otherwise ``"I+"`` if ``c > d`` and ``"I-"`` if
@@ -163,7 +163,7 @@ def spectral_type(
 def spectral_type_imbalance(
     p: Profile | ArrayLike, *, threshold: float = 0.2, min_mass: float = 0.01
 ) -> str | NDArray[np.str_]:
-    """Spectral type by the ``imbalance`` rule of THEORY §7.5 (interactive plots).
+    """Spectral type by the ``imbalance`` rule of ``docs/theory.md`` §12.5 (interactive plots).
 
     ``imb = (c - d)/(c + d)`` on the full profile: ``"I+"`` if ``imb > threshold`` and
     ``c + d > min_mass``; ``"I-"`` if ``imb < -threshold`` and ``c + d > min_mass``;

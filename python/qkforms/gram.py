@@ -476,7 +476,7 @@ def layer_spectra(
     want: Collection[str] = SPECTRA,
     degenerate: Literal["fail", "keep"] = "fail",
 ) -> LayerSpectra:
-    """Spectra of every query head of a layer (batched Gram route, THEORY §7.2-7.3).
+    """Spectra of every query head of a layer (batched Gram route, ``docs/theory.md`` §12.2, §12.3).
 
     Parameters
     ----------

@@ -1,7 +1,7 @@
 """Attention heads as bilinear forms: the exact reduction and the Gram route (Lemma 10).
 
 A head has query and key maps ``W_Q, W_K`` of shape ``(n, N)`` (output x input) and
-score form ``L = W_K^T W_Q`` (key-side argument first, THEORY §0). With the stacked
+score form ``L = W_K^T W_Q`` (key-side argument first, ``docs/theory.md`` §1). With the stacked
 matrix ``M = [W_K; W_Q]`` (2n x N), Gram matrix ``G = M M^T`` and
 ``J = [[0, I], [I, 0]]``, Lemma 10 gives ``S = M^T J M / 2``, and the nonzero
 spectrum of ``S`` equals that of ``J G / 2`` (2n x 2n). Nothing here forms an N x N
@@ -78,7 +78,7 @@ def gram_spectrum(W_Q: ArrayLike, W_K: ArrayLike) -> NDArray[np.float64]:
 
 
 class Reduced(NamedTuple):
-    """The exact 2n x 2n representative of a head (THEORY §7.2).
+    """The exact 2n x 2n representative of a head (``docs/theory.md`` §12.2).
 
     ``L = basis^T-conjugate``: ``form == K_red.T @ Q_red == basis.T @ L_full @ basis``.
     """
@@ -152,7 +152,7 @@ class Head:
         Query and key projections (output x input), any real dtype; stored as float64.
     b_Q, b_K : array_like, shape (n,), optional
         Query and key biases (used only by :meth:`homogenized_form`; the survey's
-        form is the bilinear part, THEORY §7.2).
+        form is the bilinear part, ``docs/theory.md`` §12.2).
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Pairing score, lobe ratio and the Lemma 2 bound (THEORY §3, §7.3).
+"""Pairing score, lobe ratio and the Lemma 2 bound (``docs/theory.md`` §4, §12.3).
 
 For symmetric ``S != 0`` with padded lobes ``alpha`` (positive eigenvalues) and
 ``beta`` (absolute values of the negative eigenvalues), the pairing score is
@@ -117,7 +117,7 @@ def pairing_gap(eigvals: ArrayLike) -> float | NDArray[np.float64]:
 
 
 def lobe_departure(eigvals: ArrayLike) -> float | NDArray[np.float64]:
-    """Return ``|beta - rho alpha| / |beta|`` (0 iff proportional lobes; THEORY §7.3).
+    """Return ``|beta - rho alpha| / |beta|`` (0 iff proportional lobes; ``docs/theory.md`` §4).
 
     Undefined (``nan``) when there is no negative eigenvalue.
 

@@ -40,7 +40,7 @@ def lobes(eigvals: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]
 
     ``alpha`` is the decreasing sort of ``max(lam, 0)`` and ``beta`` that of
     ``max(-lam, 0)`` over all given eigenvalues, so both have the length of the
-    input (zero padding is automatic, as in the Lean encoding of THEORY §4).
+    input (zero padding is automatic, as in the Lean encoding of ``docs/theory.md`` §5.1).
 
     Parameters
     ----------
@@ -115,7 +115,7 @@ def profile_from_eigenvalues(
 def profile(L: ArrayLike) -> Profile:
     """Return the profile ``(a, b, c, d)`` of a nonzero square matrix (Definition 6).
 
-    Properties (THEORY §4): nonnegative with sum 1; invariant under positive
+    Properties (``docs/theory.md`` §5): nonnegative with sum 1; invariant under positive
     scaling, transposition, orthogonal conjugation ``U^T L U`` and exact reduction;
     ``profile(-L)`` swaps ``c`` and ``d``.
 

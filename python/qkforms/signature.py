@@ -1,6 +1,6 @@
 """Signature ``(n_+, n_-, n_0)`` of a symmetric form, counted with a relative zero threshold.
 
-THEORY §3: an eigenvalue ``lam`` counts as zero when ``|lam| <= tol * max|lam|``.
+``docs/theory.md`` §3.1: an eigenvalue ``lam`` counts as zero when ``|lam| <= tol * max|lam|``.
 Defaults (:mod:`qkforms.tolerances`): ``DENSE_TOL`` for dense N x N spectra
 (:func:`signature`), ``REDUCED_TOL`` for the reduced 2n x 2n spectra of heads
 (:meth:`qkforms.Head.signature`). For an

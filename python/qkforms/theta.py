@@ -7,8 +7,9 @@ of two segments, from the vertex ``c = 1`` to ``M = (1/2, 1/2, 0, 0)`` and from 
 the vertex ``d = 1``; :func:`theta_distance` projects onto them in closed form.
 
 Two rho-parametrizations of Theta are used by the survey and are kept apart
-(THEORY §4, AMBIGUITY): :func:`theta_p` (the point of Theta over the Theorem 5 limit)
-and :func:`theta_L` (the exact profile of a form with ``a = b`` and proportional lobes).
+(``docs/theory.md`` §7.1; the paper uses both): :func:`theta_p` (the point of Theta over
+the Theorem 5 limit) and :func:`theta_L` (the exact profile of a form with ``a = b`` and
+proportional lobes).
 """
 
 from __future__ import annotations

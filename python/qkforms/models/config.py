@@ -8,7 +8,7 @@ positional scheme and whether the projections carry biases.
 Architectures whose queries or keys are normalized after the projection (``q_norm`` /
 ``k_norm``: Qwen3, OLMo2, Gemma 3, ...) are refused: their score
 ``<norm(W_Q x), norm(W_K y)>`` is not a fixed bilinear form in ``(x, y)``
-(THEORY §7.1).
+(``docs/theory.md`` §12.1).
 
 Examples
 --------
@@ -255,7 +255,7 @@ def refuse_qk_norm(cfg: Mapping[str, Any], tensor_names: list[str] | None = None
             f"{model_type!r} is not supported: {why}. The attention score "
             "<norm(W_Q x), norm(W_K y)> is then not a fixed bilinear form in (x, y) -- it "
             "depends on the norms of the projected tokens -- so the head has no single "
-            "L = W_K^T W_Q (THEORY section 7.1 excludes these models).")
+            "L = W_K^T W_Q (docs/theory.md §12.1 excludes these models).")
 
 
 def spec_from_config(cfg: Mapping[str, Any]) -> ArchSpec:

@@ -1,4 +1,4 @@
-"""Maximum-likelihood fits of positive samples, batched over heads (THEORY §7.6).
+"""Maximum-likelihood fits of positive samples, batched over heads (``docs/theory.md`` §12.6).
 
 Every function takes a 2-d array ``x`` of shape ``(heads, m)`` (one positive sample
 of size ``m`` per row) and fits all rows at once; location is fixed at 0 throughout.

@@ -1,4 +1,5 @@
-"""Observation tables from survey outputs (THEORY §7.3–§7.6, §9; docs/statistics.md).
+"""Observation tables from survey outputs (``docs/theory.md`` §12.3–§12.6, §13;
+docs/statistics.md).
 
 :func:`observations` turns the survey's per-head rows (``heads.parquet``) and spectra
 (``spectra.parquet``) into one table per observation, with a row per model and a

@@ -1,4 +1,4 @@
-"""Spectral types I+ / II / I− by three distinct, named rules (THEORY §7.5).
+"""Spectral types I+ / II / I− by three distinct, named rules (``docs/theory.md`` §12.5).
 
 * ``radius`` — on the symmetric profile: II if ``c_S + d_S <= r`` (default
   ``r = 0.02``), else I+ if ``c > d``, else I− (ties → I−); core

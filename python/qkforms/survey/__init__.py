@@ -1,4 +1,4 @@
-"""The survey of real attention heads (``qkforms survey``; THEORY §7).
+"""The survey of real attention heads (``qkforms survey``; ``docs/theory.md`` §12).
 
 Modules: :mod:`~qkforms.survey.spectra` (batched Gram-route spectra of a layer),
 :mod:`~qkforms.survey.statistics` (the per-head columns), :mod:`~qkforms.survey.rope`

@@ -1,4 +1,4 @@
-"""Per-head survey statistics (THEORY §7.3): one function, batched over heads.
+"""Per-head survey statistics (``docs/theory.md`` §12.3): one function, batched over heads.
 
 :func:`head_statistics` computes every statistic column of ``heads.parquet``
 (``docs/survey.md``) from a head's spectrum of ``S``, its energies and the singular
