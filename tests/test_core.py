@@ -339,6 +339,38 @@ def test_empty_edge_never_attained_by_random_forms() -> None:
         assert qk.classify_profile(p).attainable
 
 
+def test_b_zero_profiles_are_attained_except_on_the_open_c_d_edge() -> None:
+    """Theorem 4: b = 0 is attained exactly when cd = 0 (vertices, closed a-c / a-d edges).
+
+    Random forms almost never have b = 0; these are the forms that do: I, -I, rank-one
+    PSD, antisymmetric, and semidefinite plus skew.
+    """
+    skew = np.array([[0.0, 1.0, 0.0], [-1.0, 0.0, 2.0], [0.0, -2.0, 0.0]])
+    psd = np.diag([3.0, 1.0, 0.0])
+    forms = {
+        "I": np.eye(3), "-I": -np.eye(3), "rank-one PSD": np.outer([1.0, 2, 2], [1.0, 2, 2]),
+        "antisymmetric": skew, "PSD + skew": psd + skew, "NSD + skew": -psd + 0.5 * skew,
+    }
+    expected_zero = {"I": ("a", "b", "d"), "-I": ("a", "b", "c"),
+                     "rank-one PSD": ("a", "b", "d"), "antisymmetric": ("b", "c", "d"),
+                     "PSD + skew": ("b", "d"), "NSD + skew": ("b", "c")}
+    for name, L in forms.items():
+        # exact zeros where the spectrum is exact; rounding noise (rank one) needs a tol
+        info = qk.classify_profile(qk.profile(L), tol=1e-12 if "rank" in name else 0.0)
+        assert info.zero == expected_zero[name], name
+        assert info.attainable, name
+    # exact points: the vertices and the closed a-c / a-d edges are attained ...
+    for point in [(1, 0, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1), (0.5, 0, 0.5, 0),
+                  (0.25, 0, 0, 0.75)]:
+        assert qk.classify_profile(point).attainable, point
+    # ... the open c-d edge and the open face {b = 0; a, c, d > 0} are not (also with tol)
+    for point in [(0, 0, 0.5, 0.5), (0.2, 0, 0.4, 0.4)]:
+        assert not qk.classify_profile(point).attainable, point
+        assert not qk.classify_profile(point, tol=1e-9).attainable, point
+    assert qk.classify_profile((0.0, 1e-12, 0.5, 0.5 - 1e-12), tol=1e-9).attainable is False
+    assert qk.classify_profile((0.5, 0, 0.5 - 1e-12, 1e-12), tol=1e-9).attainable
+
+
 def test_spectral_type_radius_rule() -> None:
     assert qk.spectral_type((0.5, 0.495, 0.005, 0.0)) == "II"
     assert qk.spectral_type((0.5, 0.3, 0.1, 0.1)) == "I-"  # tie goes to I-

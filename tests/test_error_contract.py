@@ -184,9 +184,9 @@ def test_more_bad_input_in_the_exact_mirror_stats_and_checks() -> None:
     from qkforms.stats.table import Table
 
     with pytest.raises(errors.ParameterError, match=r"unknown method 'svd'"):
-        exact.head_signature([[1, 0]], [[0, 1]], method="svd")  # type: ignore[arg-type]
+        exact.head_signature([[1, 0]], [[0, 1]], method="svd")
     with pytest.raises(errors.ParameterError, match=r"sign must be \+1 or -1, got 0"):
-        exact.hp_decomposition([[1, 0], [0, 1]], sign=np.int64(0))  # type: ignore[arg-type]
+        exact.hp_decomposition([[1, 0], [0, 1]], sign=np.int64(0))
     with pytest.raises(exact.NotRationalError) as info:
         exact.to_fraction(object())
     assert "has no exact rational value" in str(info.value)

@@ -134,6 +134,44 @@ def test_fallback_rule_qr_for_ill_conditioned_and_degenerate_heads() -> None:
     assert keep.sv_T[1].max() < 1e-12 * ref["eig_S"][0]
 
 
+def test_fallback_uses_the_layers_kv_index_under_gqa() -> None:
+    """The QR fallback and its rank test read the key head from ``kv_index``.
+
+    Four query heads share two key heads in groups of two (``kv = [0, 0, 1, 1]``), so
+    for heads 1 and 2 the key head differs from ``h % n_kv``; both are sent to the
+    fallback: head 1 ill-conditioned but onto, head 2 degenerate (``W_Q = W_K[1]``).
+    A permuted mapping checks the same with no arithmetic relation at all.
+    """
+    rng = np.random.default_rng(11)
+    n, N = 3, 24
+    K = rng.standard_normal((2, n, N))
+    Q = rng.standard_normal((4, n, N))
+    Q[1, 0] = K[0, 1] + 1e-6 * rng.standard_normal(N)  # onto, but pivot below the limit
+    Q[2] = K[1]  # degenerate against its own key head, not against K[0]
+    for kv in (np.array([0, 0, 1, 1]), np.array([1, 0, 1, 0])):
+        if kv[1] != 0:  # the permuted mapping: rebuild heads 1 and 2 for their key heads
+            Q[1, 0] = K[kv[1], 1] + 1e-6 * rng.standard_normal(N)
+            Q[2] = K[kv[2]]
+        G = gram.layer_gram(Q, K, kv)
+        for h in (1, 2):
+            with np.errstate(all="ignore"):
+                try:
+                    piv = np.diagonal(np.linalg.cholesky(G[h])) ** 2
+                    assert piv.min() <= PIVOT_LIMIT * np.diagonal(G[h]).max()
+                except np.linalg.LinAlgError:
+                    pass
+        keep = gram.layer_spectra(Q, K, kv, degenerate="keep", keep_factors=True)
+        fail = gram.layer_spectra(Q, K, kv, degenerate="fail")
+        assert fail.ok.tolist() == [True, True, False, True], kv
+        assert "rank 3 < 2n = 6" in str(fail.error[2])
+        for h in range(4):
+            _compare(keep, h, _dense(Q[h], K[kv[h]]))
+        # the factors are those of the right key head: K_red^T Q_red is the reduced form
+        L1 = K[kv[1]].T @ Q[1]
+        red = keep.K_red[1].T @ keep.Q_red[1]
+        np.testing.assert_allclose(np.sum(red**2), np.sum(L1**2), rtol=1e-9)
+
+
 def test_N_below_2n_pads_with_zeros() -> None:
     rng = np.random.default_rng(8)
     Q, K = rng.standard_normal((2, 1, 4, 6))  # n = 4, N = 6 < 2n

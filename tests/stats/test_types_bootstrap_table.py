@@ -101,3 +101,44 @@ def test_table_round_trips() -> None:
     assert as_table(pa.table(t.to_dict())) == t
     text = t.to_csv_string().splitlines()
     assert text[0] == "model,x,k,flag,spec" and text[1] == "m,1.5,1,True,1.0 2.0"
+
+
+def test_resampling_draws_with_replacement_in_every_stratum() -> None:
+    """Each replicate is a draw *with replacement*: about 1 - 1/e of a stratum is distinct.
+
+    (A permutation — resampling without replacement — keeps every statistic fixed and
+    collapses every interval to a point.)
+    """
+    groups = np.repeat(["a", "b", "c"], [40, 60, 1])
+    for g in (groups, None):
+        idx = resample_index(g, groups.size, 400, rng_for(1, "with-replacement"))
+        strata = [np.arange(40), np.arange(40, 100)] if g is not None else [np.arange(101)]
+        for members in strata:
+            block = idx[:, members]
+            distinct = np.array([np.unique(row).size for row in block]) / members.size
+            assert 0.58 < distinct.mean() < 0.69  # 1 - (1 - 1/m)^m ~ 0.632
+            # every member is drawn about equally often (uniform within the stratum)
+            counts = np.bincount(block.ravel() - members[0], minlength=members.size)
+            assert counts.min() > 0.6 * counts.mean()
+        if g is not None:
+            assert np.all(idx[:, 100] == 100)  # a one-head stratum is always itself
+
+
+def test_pooled_intervals_have_width_and_cover() -> None:
+    """Stratified (pooled) intervals: positive width, and ~95 % coverage of the median."""
+    groups = np.repeat(["m1", "m2"], [50, 70])
+    est, lo, hi = median_ci(np.random.default_rng(5).normal(size=120), groups=groups,
+                            rng=rng_for(0, "pooled"), n_boot=300)
+    assert lo < est < hi and hi - lo > 0.1
+    est, lo, hi = share_ci(np.random.default_rng(6).random(120) < 0.3, groups=groups,
+                           rng=rng_for(0, "pooled-share"), n_boot=300)
+    assert lo < est < hi and hi - lo > 0.05
+    # coverage: both strata drawn from N(0, 1), so the pooled median's target is 0
+    rng = np.random.default_rng(7)
+    hits = 0
+    trials = 200
+    for t in range(trials):
+        x = rng.normal(size=120)
+        _, lo, hi = median_ci(x, groups=groups, rng=rng_for(t, "coverage"), n_boot=200)
+        hits += lo <= 0.0 <= hi
+    assert 0.85 <= hits / trials <= 1.0
