@@ -25,7 +25,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from qkforms._validate import as_float_array
 from qkforms.errors import DegenerateHeadError, ShapeError, ZeroFormError
-from qkforms.parts import Energies
+from qkforms.parts import Energies, energies_from_norm_and_trace
 from qkforms.profile import Profile, profile_from_eigenvalues
 from qkforms.signature import REDUCED_TOL, Signature, count_signs
 
@@ -180,7 +180,7 @@ def head_energies(W_Q: ArrayLike, W_K: ArrayLike) -> Energies:
     qk = q @ np.swapaxes(k, -1, -2)
     norm_sq = np.sum(kk * qq, axis=(-2, -1))
     trace_sq = np.sum(qk * np.swapaxes(qk, -1, -2), axis=(-2, -1))
-    out = (norm_sq, 0.5 * (norm_sq + trace_sq), 0.5 * (norm_sq - trace_sq), trace_sq)
+    out = energies_from_norm_and_trace(norm_sq, trace_sq)
     if q.ndim == 2:
         return Energies(*(float(v) for v in out))
     return Energies(*out)
