@@ -27,6 +27,7 @@ from __future__ import annotations
 from qkforms.exact.balls import Interval
 from qkforms.exact.constructions import (
     diagonal,
+    head_with_rational_spectrum,
     integer_matrix,
     random_form,
     random_head,
@@ -115,6 +116,7 @@ __all__ = [
     "gram_operator",
     "has_symmetric_spectrum",
     "head_signature",
+    "head_with_rational_spectrum",
     "hp_decomposition",
     "integer_matrix",
     "is_nsd",

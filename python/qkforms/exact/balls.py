@@ -123,6 +123,9 @@ def exact_fraction(value: Any) -> Fraction:
     --------
     >>> exact_fraction(0.5), exact_fraction(flint.fmpq(2, 6))
     (Fraction(1, 2), Fraction(1, 3))
+    >>> import mpmath
+    >>> exact_fraction(mpmath.mpf(-0.75))
+    Fraction(-3, 4)
     """
     if isinstance(value, Fraction):
         return value
@@ -139,10 +142,12 @@ def exact_fraction(value: Any) -> Fraction:
             raise ValueError(f"{value} is a ball, not an exact number")
         man, exp = value.mid().man_exp()
         return Fraction(int(man)) * Fraction(2) ** int(exp)
-    man_exp = getattr(value, "man_exp", None)  # mpmath mpf: exact (man, exp)
-    if man_exp is not None:
-        man, exp = man_exp
-        return Fraction(int(man)) * Fraction(2) ** int(exp)
+    mpf = getattr(value, "_mpf_", None)  # mpmath mpf: (sign, mantissa, exponent, bits)
+    if mpf is not None:
+        sign, man, exp, _ = mpf
+        if not man and mpf != (0, 0, 0, 0):
+            raise ValueError(f"{value} is not a finite number")
+        return (-1) ** int(sign) * Fraction(int(man)) * Fraction(2) ** int(exp)
     return Fraction(value)
 
 
