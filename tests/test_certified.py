@@ -289,3 +289,26 @@ def test_widths_are_finite_and_ordered():
     for stat in CERTIFIED_STATS:
         iv = enc.interval(stat)
         assert iv.lo <= iv.hi and math.isfinite(iv.width)
+
+
+def test_decide_thresholds_and_spectral_types():
+    from qkforms import spectral_type
+    from qkforms.exact import decide
+
+    lo, hi = np.array([0.01, 0.049, 0.2, np.nan]), np.array([0.02, 0.051, 0.3, np.nan])
+    assert decide(lambda x: x <= 0.05, [lo], [hi]).tolist() == [True, None, False, None]
+    # c - d straddles 0 on the second head: the type is undecided, not rounded
+    lows = [np.array([0.3, 0.3]), np.array([0.69, 0.5]), np.array([0.005, 0.1]),
+            np.array([0.0, 0.09])]
+    highs = [np.array([0.3, 0.3]), np.array([0.69, 0.5]), np.array([0.006, 0.11]),
+             np.array([0.001, 0.1])]
+    types = decide(lambda a, b, c, d: spectral_type(np.stack([a, b, c, d], -1)), lows, highs)
+    assert types.tolist() == ["II", None]
+    # on a real enclosure: the type decided from the intervals equals the float type
+    rng = np.random.default_rng(4)
+    W_Q, W_K = rng.standard_normal((2, 3, 12))
+    enc = enclose(W_Q, W_K)
+    lows = [np.array([enc.interval(s).lo]) for s in "abcd"]
+    highs = [np.array([enc.interval(s).hi]) for s in "abcd"]
+    t = decide(lambda a, b, c, d: spectral_type(np.stack([a, b, c, d], -1)), lows, highs)
+    assert t.tolist() == [spectral_type(Head(W_Q, W_K).profile())]

@@ -34,7 +34,7 @@ from qkforms.exact.constructions import (
     random_spectrum,
     symmetric_with_spectrum,
 )
-from qkforms.exact.enclosure import CERTIFIED_STATS, Enclosure, enclose, enclose_layer
+from qkforms.exact.enclosure import CERTIFIED_STATS, Enclosure, decide, enclose, enclose_layer
 from qkforms.exact.faces import (
     commute,
     has_symmetric_spectrum,
@@ -103,6 +103,7 @@ __all__ = [
     "cayley_orthogonal",
     "charpoly",
     "commute",
+    "decide",
     "descartes_counts",
     "diagonal",
     "enclose",

@@ -39,8 +39,9 @@ True
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,7 +60,14 @@ from qkforms.parts import Energies
 from qkforms.profile import lobes_from_sorted, profile_from_lobes
 from qkforms.theta import theta_distance_of_point
 
-__all__ = ["CERTIFIED_STATS", "Enclosure", "enclose", "enclose_gram", "enclose_layer"]
+__all__ = [
+    "CERTIFIED_STATS",
+    "Enclosure",
+    "decide",
+    "enclose",
+    "enclose_gram",
+    "enclose_layer",
+]
 
 #: The certified statistics, in column order (``<stat>_lo``, ``<stat>_hi``).
 CERTIFIED_STATS: tuple[str, ...] = (
@@ -276,3 +284,44 @@ def enclose_layer(
     """
     return [enclose_gram(g, method=method, prec=prec)
             for g in layer_exact_grams(W_Q, W_K, kv_index)]
+
+
+def decide(rule: Callable[..., Any], lows: Sequence[Any], highs: Sequence[Any]) -> np.ndarray:
+    """Decide a rule on boxes of intervals: its common value at every corner, else None.
+
+    ``rule(x_1, ..., x_k)`` is a (vectorized) float rule, e.g. ``lambda d: d <= 0.05``
+    or :func:`qkforms.spectral_type` of a profile point; ``lows[i]``, ``highs[i]`` are
+    the interval endpoints of the i-th argument (arrays over heads). The result, per
+    head, is the rule's value if it is the same at all ``2^k`` corners of the box, and
+    ``None`` (undecided) otherwise or when an endpoint is NaN.
+
+    This decides the rule for every point of the box (in particular the true one) when
+    each value set of the rule is an intersection of sets ``{f <= t}`` / ``{f > t}``
+    with ``f`` monotone in each coordinate on the box: such a set contains the box iff
+    it contains the corners where ``f`` is extreme. Thresholds of one statistic, and
+    the spectral types (``c_S + d_S = (c + d)/(b + c + d)`` and ``c - d`` are monotone in
+    each of ``b, c, d >= 0``), are of this kind (docs/certified.md).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms.exact.enclosure import decide
+    >>> lo, hi = np.array([0.01, 0.049, 0.2]), np.array([0.02, 0.051, 0.3])
+    >>> decide(lambda x: x <= 0.05, [lo], [hi]).tolist()
+    [True, None, False]
+    """
+    lows = [np.asarray(v, dtype=np.float64) for v in lows]
+    highs = [np.asarray(v, dtype=np.float64) for v in highs]
+    k = len(lows)
+    values = []
+    for corner in itertools.product((False, True), repeat=k):
+        args = [highs[i] if up else lows[i] for i, up in enumerate(corner)]
+        values.append(np.asarray(rule(*args), dtype=object))
+    stacked = np.stack(values)
+    agree = np.all(stacked == stacked[0], axis=0)
+    for lo, hi in zip(lows, highs, strict=True):
+        agree &= ~(np.isnan(lo) | np.isnan(hi))
+    out = np.empty(stacked.shape[1:], dtype=object)
+    out[...] = None
+    out[agree] = stacked[0][agree]
+    return out
