@@ -681,39 +681,35 @@ theorem proportionalLobes {Ω : Type*} [MeasurableSpace Ω] {P : Measure Ω}
   exact tendsto_sq_div_of_averages (fun m => ∫ y, (y - stepApprox m y) ^ 2 ∂γ) he hωS hωS'
     (fun m k => ∫ y, stepInd (threshold m k) y ∂γ) hωN hωN'
 
-/-- **Theorem 5 of the paper (accumulation on Θ).** Let `X, X' : ℕ → Ω → ℝ` be measurable and
-positive, the family `(X_i)_i ⊔ (X'_i)_i` independent, each with law `γ`, with
-`y ↦ y²` γ-integrable and `0 < ∫ y² dγ`; let `u, v > 0`, `ρ = u / v`, `N n ≥ 2n`, and let
-`S ω n` be symmetric `N n × N n` matrices with eigenvalue multisets
-`{v X_i(ω)}_{i<n} + {-u X'_i(ω)}_{i<n} + (N n - 2n)·{0}`. Then almost surely
+open scoped Matrix in
+/-- **Theorem 5 of the paper (accumulation on Θ).** Let `X, X' : ℕ → Ω → ℝ` be measurable, the
+family `(X_i)_i ⊔ (X'_i)_i` independent, each with law `γ`, where `γ((-∞, 0]) = 0` (`X > 0`
+almost surely), `y ↦ y²` is γ-integrable and `0 < ∫ y² dγ` (finite nonzero second moment); let
+`u, v > 0`, `ρ = u / v`, `N n ≥ 2n`, and let `S ω n` be symmetric `N n × N n` matrices with
+eigenvalue multisets `{v X_i(ω)}_{i<n} + {-u X'_i(ω)}_{i<n} + (N n - 2n)·{0}`. Then almost surely
 `profile (S ω n) → (0, 2ρ, (1-ρ)₊², (ρ-1)₊²) / (1 + ρ²)`; the limit lies in `p(Θ)`
 (`QKForms.accumulationLimit_mem_mergeAB_image_Theta`) and traces the edges of `Δ`
 (`QKForms.bijOn_edgeB_Ioc`, `QKForms.bijOn_edgeB_Ici`).
 
-*Encoding.* As in `QKForms.proportionalLobes`; positivity of the `X_i` is assumed pointwise
-(it gives `γ((-∞, 0]) = 0`). [qkforms:thm5] -/
+*Encoding.* The hypotheses on `X, X'` are exactly those of Lemma 6 (`QKForms.proportionalLobes`;
+indices start at `0`); the almost-sure positivity of every `X_i, X'_i` follows from
+`γ((-∞, 0]) = 0` (`QKForms.ae_forall_pos_of_map_eq`). The eigenvalue hypothesis is the equality
+of multisets `eigs (S ω n) = accumulationSpectrum …` (roots of the characteristic polynomial, with
+multiplicity). [qkforms:thm5] -/
 theorem accumulation_ae {Ω : Type*} [MeasurableSpace Ω] {P : Measure Ω}
     [IsProbabilityMeasure P] {X X' : ℕ → Ω → ℝ} {γ : Measure ℝ}
     (hXm : ∀ i, Measurable (X i)) (hX'm : ∀ i, Measurable (X' i))
     (hindep : iIndepFun (Sum.elim X X') P)
     (hlaw : ∀ i, P.map (X i) = γ) (hlaw' : ∀ i, P.map (X' i) = γ)
-    (hX : ∀ i ω, 0 < X i ω) (hX' : ∀ i ω, 0 < X' i ω)
-    (hint : Integrable (fun y : ℝ => y ^ 2) γ) (hm : 0 < ∫ y, y ^ 2 ∂γ)
-    {u v : ℝ} (hu : 0 < u) (hv : 0 < v) {N : ℕ → ℕ} (hN : ∀ n, 2 * n ≤ N n)
+    (hγ : γ (Set.Iic 0) = 0) (hint : Integrable (fun y : ℝ => y ^ 2) γ)
+    (hm : 0 < ∫ y, y ^ 2 ∂γ) {u v : ℝ} (hu : 0 < u) (hv : 0 < v)
+    {N : ℕ → ℕ} (hN : ∀ n, 2 * n ≤ N n)
     (S : Ω → ∀ n, Matrix (Fin (N n)) (Fin (N n)) ℝ) (hS : ∀ ω n, (S ω n)ᵀ = S ω n)
     (heigs : ∀ ω n,
       eigs (S ω n) = accumulationSpectrum u v (fun i => X i ω) (fun i => X' i ω) n (N n)) :
-    ∀ᵐ ω ∂P, Tendsto (fun n => profile (S ω n)) atTop (𝓝 (accumulationLimit (u / v))) := by
-  have hγ : γ (Set.Iic 0) = 0 := by
-    have e : X 0 ⁻¹' Set.Iic 0 = ∅ := by
-      ext ω
-      constructor
-      · intro hω
-        exact absurd (show X 0 ω ≤ 0 from hω) (not_le.2 (hX 0 ω))
-      · intro hω
-        exact (show False from hω).elim
-    rw [← hlaw 0, Measure.map_apply (hXm 0) measurableSet_Iic, e, measure_empty]
-  exact accumulation_ae_of_proportionalLobes hu hv hX hX' hN S hS heigs
+    ∀ᵐ ω ∂P, Tendsto (fun n => profile (S ω n)) atTop (𝓝 (accumulationLimit (u / v))) :=
+  accumulation_ae_of_proportionalLobes hu hv (ae_forall_pos_of_map_eq hXm hlaw hγ)
+    (ae_forall_pos_of_map_eq hX'm hlaw' hγ) hN S hS heigs
     (proportionalLobes hXm hX'm hindep hlaw hlaw' hγ hint hm hu hv)
 
 end QKForms
