@@ -89,17 +89,12 @@ class Enclosure:
     ----------
     a, b, c, d, sym_energy, pairing, rho, theta_dist : Interval or None
         ``pairing`` and ``rho`` are None when ``S = 0`` (undefined there).
-    eigenvalues : tuple of Interval
-        The ``2n`` eigenvalues of ``J G / 2`` (Lemma 10: the nonzero spectrum of ``S``,
-        plus zeros for a degenerate head), decreasing, in the units of the weights.
+    spectrum : SpectrumEnclosure
+        Balls of the sorted eigenvalues of ``J G / 2`` and how they were certified
+        (see the properties ``eigenvalues``, ``method``, ``beta``, ``eps``,
+        ``full_rank``).
     energies : Energies
         Exact ``|L|^2, |S|^2, |T|^2, tr L^2`` (Fractions).
-    method : {"rump", "charpoly"}
-        How the eigenvalues were enclosed (:mod:`qkforms.exact.verified_spectrum`).
-    beta, eps : float or None
-        The bounds of the "rump" certificate.
-    full_rank : bool or None
-        True when the certificate also proves ``rank [W_K; W_Q] = 2n``.
     """
 
     a: Interval
@@ -110,12 +105,37 @@ class Enclosure:
     pairing: Interval | None
     rho: Interval | None
     theta_dist: Interval
-    eigenvalues: tuple[Interval, ...]
+    spectrum: SpectrumEnclosure
     energies: Energies
-    method: str
-    beta: float | None
-    eps: float | None
-    full_rank: bool | None
+
+    @property
+    def method(self) -> str:
+        """How the eigenvalues were enclosed: ``"rump"`` or ``"charpoly"``."""
+        return self.spectrum.method
+
+    @property
+    def beta(self) -> float | None:
+        """``||X^T G X - I||_2`` bound of the "rump" certificate (None for "charpoly")."""
+        return self.spectrum.beta
+
+    @property
+    def eps(self) -> float | None:
+        """``||A^ - D||_2`` bound of the "rump" certificate (None for "charpoly")."""
+        return self.spectrum.eps
+
+    @property
+    def full_rank(self) -> bool | None:
+        """True when the certificate also proves ``rank [W_K; W_Q] = 2n``."""
+        return self.spectrum.full_rank
+
+    @property
+    def eigenvalues(self) -> tuple[Interval, ...]:
+        """The ``2n`` eigenvalues of ``J G / 2``, decreasing, in the units of the weights.
+
+        By Lemma 10 these are the nonzero eigenvalues of ``S`` (plus zeros for a
+        degenerate head).
+        """
+        return tuple(self.spectrum.intervals())
 
     def interval(self, stat: str) -> Interval | None:
         """The interval of one of :data:`CERTIFIED_STATS`.
@@ -199,10 +219,7 @@ def enclose_gram(gram: ExactGram, *, method: str = "auto", prec: int = PREC) -> 
             balls["rho"] = lobe_ratio_from_lobes(alpha, beta, BALLS)
         ivs = {s: (to_interval(balls[s], *_RANGES[s]) if s in balls else None)
                for s in CERTIFIED_STATS}
-    return Enclosure(
-        **ivs, eigenvalues=tuple(spec.intervals()), energies=e, method=spec.method,
-        beta=spec.beta, eps=spec.eps, full_rank=spec.full_rank,
-    )
+    return Enclosure(**ivs, spectrum=spec, energies=e)
 
 
 def enclose(head: Any, W_K: Any = None, *, method: str = "auto", prec: int = PREC) -> Enclosure:

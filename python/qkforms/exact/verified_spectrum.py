@@ -66,6 +66,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -334,9 +335,14 @@ class SpectrumEnclosure:
 
 
 def _sorted_exact(values: Sequence[flint.arb]) -> list[flint.arb]:
-    """Exact balls (radius 0) sorted decreasingly (compared as exact rationals)."""
-    return [v for _, v in sorted(((exact_fraction(v), v) for v in values),
-                                 key=lambda t: t[0], reverse=True)]
+    """Exact balls (radius 0) sorted decreasingly; comparisons of exact balls are exact."""
+    if any(v.rad() != 0 for v in values):
+        raise ValueError("_sorted_exact needs exact (radius 0) balls")
+
+    def cmp(x: flint.arb, y: flint.arb) -> int:
+        return -1 if x > y else (1 if x < y else 0)
+
+    return sorted(values, key=functools.cmp_to_key(cmp))
 
 
 def _frobenius_upper(E: flint.arb_mat) -> flint.arb:
