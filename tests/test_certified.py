@@ -312,3 +312,21 @@ def test_decide_thresholds_and_spectral_types():
     highs = [np.array([enc.interval(s).hi]) for s in "abcd"]
     t = decide(lambda a, b, c, d: spectral_type(np.stack([a, b, c, d], -1)), lows, highs)
     assert t.tolist() == [spectral_type(Head(W_Q, W_K).profile())]
+
+
+def test_rump_and_charpoly_certificates_agree_on_real_heads():
+    """Two independent certificates (verified float eigenvectors vs exact root isolation)
+    must overlap on every statistic and eigenvalue; the charpoly one is the tighter."""
+    import qkforms.models as qm
+
+    lw = next(iter(qm.load("minilm").layers()))
+    for h in range(0, lw.W_Q.shape[0], 3):
+        W_Q, W_K = lw.W_Q[h], lw.W_K[lw.kv_index[h]]
+        rump, exact = enclose(W_Q, W_K, method="rump"), enclose(W_Q, W_K, method="charpoly")
+        assert (rump.method, exact.method) == ("rump", "charpoly")
+        for stat in CERTIFIED_STATS:
+            a, b = rump.interval(stat), exact.interval(stat)
+            assert max(a.lo, b.lo) <= min(a.hi, b.hi), stat
+        for a, b in zip(rump.eigenvalues, exact.eigenvalues, strict=True):
+            assert max(a.lo, b.lo) <= min(a.hi, b.hi)
+        assert exact.max_width() < 1e-14

@@ -51,8 +51,8 @@ If the float steps fail (Cholesky breaks down: ``M`` is not of full rank or very
 ill-conditioned) or ``beta >= 1``, the fallback isolates the real roots of the exact
 integer characteristic polynomial of ``J G / u^2`` with Arb
 (``fmpz_poly.complex_roots``: rigorous isolation of every root with its
-multiplicity); it is slow (seconds per head at ``n = 64``) and handles degenerate
-heads (zero eigenvalues) as well.
+multiplicity); it is independent of the steps above, slower (about 0.5 s per head at
+``n = 64``), tighter, and handles degenerate heads (zero eigenvalues) as well.
 
 Examples
 --------
@@ -500,7 +500,8 @@ def gram_spectrum_enclosure(gram: ExactGram, *, method: str = "auto",
     method : {"auto", "rump", "charpoly"}
         ``"rump"`` (verified float eigenvectors, Weyl and Ostrowski; raises if it
         cannot certify), ``"charpoly"`` (root isolation of the exact characteristic
-        polynomial; slow), ``"auto"`` (rump, falling back to charpoly).
+        polynomial; about ten times slower), ``"auto"`` (rump, falling back to
+        charpoly).
     prec : int
         Arb working precision in bits.
 
