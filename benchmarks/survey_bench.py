@@ -10,7 +10,11 @@ Run: ``python benchmarks/survey_bench.py [--layers 40] [--keep DIR]``. In one ru
 3. runs ``qkforms survey`` on it in a fresh process (wall time, peak RSS of that
    process) and reports survey / floor;
 4. does the same for SmolLM2-135M (``smollm2``; floor = dequantizing its q/k tensors);
-5. times exact certification (``qkforms.exact.head_signature``) per head on SmolLM2.
+5. times exact certification (``qkforms.exact.head_signature``) per head on SmolLM2;
+6. profiles one 24B-shaped layer stage by stage in one process with single-threaded
+   BLAS (read+decode, Gram blocks, Cholesky, each eigenproblem of the Gram engine,
+   statistics, tables, parquet write) and prints the lower bound that this CPU work
+   puts on the survey's wall time on the machine's cores, as a ratio to the floor.
 
 The page cache is warmed by a first read before anything is timed, so the floor and
 the survey read from memory alike. Targets: 24B-shaped survey within 120 s and within
@@ -102,6 +106,57 @@ def exact_per_head(heads: int) -> float:
     return t / max(done, 1)
 
 
+PROFILE_SCRIPT = """
+import json, sys, tempfile, time
+from pathlib import Path
+import numpy as np
+import qkforms.models as qm
+from qkforms import gram
+from qkforms.survey.parallel import blas_single_thread
+from qkforms.survey.statistics import head_columns
+from qkforms.survey.store import PartStore
+from qkforms.survey.tables import heads_table, spectra_table
+
+def best(f, reps=3):
+    out, ts = None, []
+    for _ in range(reps):
+        t = time.perf_counter(); out = f(); ts.append(time.perf_counter() - t)
+    return min(ts), out
+
+m = qm.load(sys.argv[1], checksum=False)
+prof = {}
+prof["read_decode"], lw = best(lambda: m.layer(0))
+N, n = m.info.N, m.info.n
+with blas_single_thread():
+    prof["gram_blocks"], G = best(lambda: gram.layer_gram(lw.W_Q, lw.W_K, lw.kv_index))
+    prof["cholesky"], (F, _) = best(lambda: gram._cholesky(G))
+    prof["factor_blocks"], _ = best(lambda: gram.spectra_from_factor(F, n, want=()))
+    for key in gram.SPECTRA:  # each eigenproblem alone (minus the shared blocks)
+        t, _ = best(lambda: gram.spectra_from_factor(F, n, want=(key,)))
+        prof["eigenproblem_" + key] = max(t - prof["factor_blocks"], 0.0)
+    sp = gram.layer_spectra(lw.W_Q, lw.W_K, lw.kv_index)
+    prof["statistics"], cols = best(lambda: head_columns(sp, N=N, n=n))
+prof["tables"], tabs = best(lambda: (
+    heads_table("m", 0, lw.kv_index, N, n, sp.error, cols, [None] * len(sp.error)),
+    spectra_table("m", 0, sp, cols["valid"])))
+store = PartStore(Path(tempfile.mkdtemp()), "m")
+store.start({}, resume=False)
+prof["write"], _ = best(lambda: store.write_layer(0, tabs[0], tabs[1], None))
+print(json.dumps(prof))
+"""
+
+
+def blas_kernel() -> str:
+    """The BLAS library and kernel this Python uses (threadpoolctl)."""
+    try:
+        import numpy as np  # noqa: F401  (loads the BLAS)
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return "unknown"
+    return ", ".join(f"{i['internal_api']} {i.get('architecture', '?')}"
+                     for i in threadpool_info() if i["user_api"] == "blas") or "unknown"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--layers", type=int, default=40, help="layers of the 24B-shaped model")
@@ -161,6 +216,21 @@ def main() -> None:
     report["smollm2_survey_exact_wall_s"] = ew
     report["smollm2_survey_exact_s_per_head"] = (
         eman["models"][0]["timings"]["exact_s"] / eman["models"][0]["heads"])
+    # where the time goes: one layer, stage by stage, single-threaded BLAS
+    _, _, out = _run([sys.executable, "-c", PROFILE_SCRIPT, str(ckpt)])
+    prof = json.loads(out)
+    layers = man["models"][0]["layers"]
+    cores = os.cpu_count() or 1
+    cpu = sum(prof.values()) * len(layers)
+    report["blas"] = blas_kernel()
+    for k, v in prof.items():
+        report[f"profile_layer_{k}_s"] = v
+    report["profile_cpu_s_all_layers"] = cpu
+    report["profile_lower_bound_wall_s"] = cpu / cores
+    report["profile_lower_bound_ratio"] = cpu / cores / io
+    report["profile_engine_only_lower_bound_ratio"] = (
+        sum(v for k, v in prof.items() if k not in ("read_decode", "tables", "write"))
+        * len(layers) / cores / io)
     width = max(len(k) for k in report)
     for k, v in report.items():
         print(f"{k:<{width}}  {v:.3f}" if isinstance(v, float) else f"{k:<{width}}  {v}")

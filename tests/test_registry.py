@@ -111,11 +111,35 @@ def test_select_and_get() -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["declarations", "tags", "forbidden", "pins", "imports", "axioms-script"]
+    "name", ["declarations", "tags", "forbidden", "pins", "imports", "axioms-script",
+             "house-rules", "evidence", "import-layers"]
 )
 def test_static_lean_check_passes_on_the_repository(name: str) -> None:
     checks = {c.name: c for c in static_checks(ROOT, RESULTS)}
     assert checks[name].messages == []
+
+
+def test_every_library_module_has_an_import_layer() -> None:
+    from qkforms.verify.lean_project import IMPORT_LAYERS
+
+    layered = {m for _, mods in IMPORT_LAYERS for m in mods}
+    modules = {p.stem for p in (ROOT / "lean" / "QKForms").glob("*.lean")}
+    assert modules == layered
+
+
+def test_import_layer_check_catches_an_upward_import(tmp_path) -> None:  # noqa: ANN001
+    import shutil
+
+    from qkforms.verify.lean_project import check_import_layers
+
+    shutil.copytree(ROOT / "lean", tmp_path / "lean")
+    path = tmp_path / "lean" / "QKForms" / "RankBalance.lean"
+    path.write_text(path.read_text().replace("import QKForms.Basic",
+                                             "import QKForms.Basic\nimport QKForms.Profile"))
+    msgs = check_import_layers(scan(tmp_path)).messages
+    assert "lean/QKForms/RankBalance.lean: QKForms.RankBalance (Theorem 3 chain) imports " \
+        "QKForms.Profile (profile chain)" in msgs
+    assert any(m.startswith("lean/QKForms/BalancedSignature.lean") for m in msgs)
 
 
 def test_every_lean_tag_names_a_registered_formalized_result() -> None:

@@ -110,8 +110,12 @@ LEAN_FILES = {
 
         namespace QKForms
 
+        noncomputable section
+
         /-- A helper. -/
         def double (n : ℕ) : ℕ := n + n
+
+        end
 
         end QKForms
         """,
@@ -131,9 +135,18 @@ LEAN_FILES = {
 
         /- a commented-out attempt:
         theorem bad : False := sorry -/
+        noncomputable section
         def message : String := "sorry, axiom"
+        end
 
         end QKForms
+        """,
+    "lean/names.toml": """\
+        [names."String"]
+        source = "core:Init/Prelude.lean"
+        commit = "core"
+        statement = "structure String"
+        status = "read"
         """,
     "lean/QKForms/Beta.lean": """\
         import QKForms.Basic
@@ -279,7 +292,7 @@ def test_sorry_in_an_imported_file_fails_its_importers(repo: Path) -> None:
     lean = {k: v[0] for k, v in rows(report).items()}
     assert lean == {"alpha": "failed", "beta": "failed", "delta": "failed",
                     "gamma": "not formalized"}
-    assert "`admit` at lean/QKForms/Basic.lean:8" in report.rows[0].lean.detail
+    assert "`admit` at lean/QKForms/Basic.lean:10" in report.rows[0].lean.detail
 
 
 @pytest.mark.parametrize(

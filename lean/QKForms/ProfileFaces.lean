@@ -569,7 +569,7 @@ theorem exists_decomp_of_profileC_eq_zero {L : Matrix ι ι ℝ} (hL : L ≠ 0)
     rw [symPart_neg, neg_neg]
   refine ⟨-H, P, ?_, ?_, ?_, h4, ?_, ?_, h7.neg_left, ?_⟩
   · rw [hS, h1, neg_add, sub_eq_add_neg]
-  · rw [transpose_neg, h2]
+  · rw [Matrix.transpose_neg, h2]
   · rw [neg_neg]
     exact h3.symm
   · rw [hS]
@@ -582,7 +582,8 @@ theorem exists_decomp_of_profileC_eq_zero {L : Matrix ι ι ℝ} (hL : L ≠ 0)
 semidefinite. [qkforms:thm4.c_face] -/
 theorem profileC_eq_one_iff {L : Matrix ι ι ℝ} (hL : L ≠ 0) :
     profileC L = 1 ↔ Lᵀ = L ∧ L.PosSemidef := by
-  rw [← profileD_neg, profileD_eq_one_iff (neg_ne_zero.2 hL), transpose_neg, neg_inj, neg_neg]
+  rw [← profileD_neg, profileD_eq_one_iff (neg_ne_zero.2 hL), Matrix.transpose_neg, neg_inj,
+    neg_neg]
 
 end CFace
 

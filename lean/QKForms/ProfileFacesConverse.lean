@@ -233,7 +233,7 @@ theorem card_filter_map_univ {κ : Type*} [Fintype κ] (μ : κ → ℝ) (p : �
 theorem card_filter_add_card_filter_of_compl (s : Multiset ℝ) (p q : ℝ → Prop)
     [DecidablePred p] [DecidablePred q] (h : ∀ x, q x ↔ ¬ p x) :
     Multiset.card (s.filter p) + Multiset.card (s.filter q) = Multiset.card s := by
-  induction s using Multiset.induction_on with
+  induction s using Multiset.induction with
   | empty => simp
   | cons a s ih =>
     by_cases ha : p a
@@ -270,7 +270,10 @@ theorem card_filter_lt_neg_eq_of_eigs_neg {H : Matrix ι ι ℝ} (hH : H.IsHermi
         rw [hm]
         exact card_filter_map_univ _ _
     _ = (Finset.univ.filter fun i => t < hH.eigenvalues i).card :=
-        congrArg Finset.card (Finset.filter_congr fun i _ => neg_lt_neg_iff)
+        -- `neg_lt_neg_iff : -a < -b ↔ b < a`, instantiated explicitly so that the predicates
+        -- of `Finset.filter_congr` are read off a closed type
+        congrArg Finset.card (Finset.filter_congr fun i _ =>
+          (neg_lt_neg_iff : -hH.eigenvalues i < -t ↔ t < hH.eigenvalues i))
     _ = Multiset.card ((eigs H).filter (t < ·)) := (card_filter_eigs hH (t < ·)).symm
 
 /-- **Weyl-type counting** (proof of Theorem 4 (3)): if `S = H + P` with `H`

@@ -21,6 +21,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from qkforms.errors import ZeroFormError
 from qkforms.profile import Profile
+from qkforms.tolerances import SPECTRAL_TYPE_RADIUS
 
 __all__ = [
     "FaceInfo",
@@ -131,7 +132,9 @@ def _as_array(p: Profile | ArrayLike) -> NDArray[np.float64]:
     return np.asarray(p, dtype=np.float64)
 
 
-def spectral_type(p: Profile | ArrayLike, *, radius: float = 0.02) -> str | NDArray[np.str_]:
+def spectral_type(
+    p: Profile | ArrayLike, *, radius: float = SPECTRAL_TYPE_RADIUS
+) -> str | NDArray[np.str_]:
     """Spectral type by the ``radius`` rule of THEORY §7.5.
 
     With the symmetric profile ``(b_S, c_S, d_S)``: Type ``"II"`` if

@@ -7,12 +7,9 @@ matrix ``M = [W_K; W_Q]`` (2n x N), Gram matrix ``G = M M^T`` and
 spectrum of ``S`` equals that of ``J G / 2`` (2n x 2n). Nothing here forms an N x N
 matrix unless asked (:meth:`Head.form`).
 
-Numerics. :func:`gram_spectrum` computes the spectrum of ``J G / 2`` as that of the
-symmetric ``B^T J B / 2`` with ``B = V diag(sqrt(g))`` from ``G = V diag(g) V^T``
-(similar matrices). Squaring ``M`` into ``G`` costs accuracy when ``M`` is badly
-conditioned, so heads with ``g_min < 1e-8 g_max`` (including every non-surjective
-head) are recomputed through a QR factorization ``M^T = B R`` instead (spectrum of
-``R J R^T / 2``), which keeps spurious eigenvalues at rounding level.
+Numerics: everything goes through the Gram engine (:mod:`qkforms.gram`): one factor of
+``G`` per head (Cholesky, or Householder QR for ill-conditioned heads), from which the
+spectra are read off ``n x n`` blocks (see the claims proved there).
 """
 
 from __future__ import annotations
@@ -25,14 +22,13 @@ from numpy.typing import ArrayLike, NDArray
 
 from qkforms._validate import as_float_array
 from qkforms.errors import DegenerateHeadError, ShapeError, ZeroFormError
-from qkforms.parts import Energies, energies_from_norm_and_trace
+from qkforms.gram import gram_energies, head_spectra, qr_factor, stack, stacked_rank
+from qkforms.parts import Energies
 from qkforms.profile import Profile, profile_from_eigenvalues
-from qkforms.signature import REDUCED_TOL, Signature, count_signs
+from qkforms.signature import Signature, count_signs
+from qkforms.tolerances import REDUCED_TOL
 
 __all__ = ["Head", "Reduced", "gram_spectrum", "head_energies", "reduce_heads"]
-
-#: Heads whose Gram matrix has g_min/g_max below this use the QR route.
-GRAM_CONDITION_LIMIT = 1e-8
 
 
 def _factors(W_Q: ArrayLike, W_K: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -47,33 +43,13 @@ def _factors(W_Q: ArrayLike, W_K: ArrayLike) -> tuple[NDArray[np.float64], NDArr
     return q, k
 
 
-def _stack(q: NDArray[np.float64], k: NDArray[np.float64]) -> NDArray[np.float64]:
-    return np.concatenate([k, q], axis=-2)  # M = [W_K; W_Q]
-
-
-def _swap_halves(x: NDArray[np.float64], n: int) -> NDArray[np.float64]:
-    """Left-multiply by J = [[0, I_n], [I_n, 0]] (rows of the last-but-one axis)."""
-    return np.concatenate([x[..., n:, :], x[..., :n, :]], axis=-2)
-
-
-def _qr_spectrum(M: NDArray[np.float64], n: int) -> NDArray[np.float64]:
-    """Spectrum of J G / 2 through M^T = B R (R: k x 2n): eigenvalues of R J R^T / 2."""
-    R = np.linalg.qr(np.swapaxes(M, -1, -2), mode="r")  # (..., k, 2n), k = min(N, 2n)
-    Rt = np.swapaxes(R, -1, -2)  # (..., 2n, k)
-    C = 0.5 * (R @ _swap_halves(Rt, n))
-    lam = np.linalg.eigvalsh(0.5 * (C + np.swapaxes(C, -1, -2)))
-    pad = 2 * n - lam.shape[-1]
-    if pad > 0:  # N < 2n: the 2n x 2n matrix J G / 2 has 2n - N extra zero eigenvalues
-        lam = np.concatenate([lam, np.zeros(lam.shape[:-1] + (pad,))], axis=-1)
-    return -np.sort(-lam, axis=-1)
-
-
 def gram_spectrum(W_Q: ArrayLike, W_K: ArrayLike) -> NDArray[np.float64]:
     """Eigenvalues of ``J G / 2`` (Lemma 10), sorted decreasingly; batched.
 
     These are the nonzero eigenvalues of ``S = (L + L^T)/2`` for ``L = W_K^T W_Q``,
     padded with zeros to length ``2n``; the full spectrum of ``S`` on ``R^N`` adds
-    ``N - 2n`` further zeros. Cost O(N n^2) per head; no N x N matrix is formed.
+    ``N - 2n`` further zeros. Cost O(N n^2) per head; no N x N matrix is formed
+    (:func:`qkforms.gram.head_spectra`, Claim 2.1).
 
     Parameters
     ----------
@@ -96,21 +72,9 @@ def gram_spectrum(W_Q: ArrayLike, W_K: ArrayLike) -> NDArray[np.float64]:
     True
     """
     q, k = _factors(W_Q, W_K)
-    n = q.shape[-2]
-    M = _stack(q, k)
-    G = M @ np.swapaxes(M, -1, -2)
-    g, V = np.linalg.eigh(G)
-    gmax = g[..., -1:]
-    ok = g[..., 0] > GRAM_CONDITION_LIMIT * gmax[..., 0]
-    B = V * np.sqrt(np.clip(g, 0.0, None))[..., None, :]
-    C = 0.5 * (np.swapaxes(B, -1, -2) @ _swap_halves(B, n))
-    lam = np.linalg.eigvalsh(0.5 * (C + np.swapaxes(C, -1, -2)))
-    lam = -np.sort(-lam, axis=-1)
-    if not np.all(ok):
-        bad = ~ok
-        lam = np.array(lam, copy=True)
-        lam[bad] = _qr_spectrum(M[bad], n)
-    return lam
+    lead, (n, N) = q.shape[:-2], q.shape[-2:]
+    sp = head_spectra(q.reshape(-1, n, N), k.reshape(-1, n, N), want=("eig_S",))
+    return sp.eig_S.reshape(*lead, 2 * n)
 
 
 class Reduced(NamedTuple):
@@ -148,11 +112,9 @@ def reduce_heads(W_Q: ArrayLike, W_K: ArrayLike) -> Reduced:
     """
     q, k = _factors(W_Q, W_K)
     n = q.shape[-2]
-    Mt = np.swapaxes(_stack(q, k), -1, -2)  # (..., N, 2n) = [W_K^T, W_Q^T]
-    basis, R = np.linalg.qr(Mt, mode="reduced")  # Mt = basis R
-    Rt = np.swapaxes(R, -1, -2)  # (..., 2n, k): row i is (M basis)_i
-    K_red = Rt[..., :n, :]
-    Q_red = Rt[..., n:, :]
+    basis, F = qr_factor(stack(q, k), basis=True)  # M^T = basis F^T
+    K_red = F[..., :n, :]
+    Q_red = F[..., n:, :]
     form = np.swapaxes(K_red, -1, -2) @ Q_red
     return Reduced(form=form, basis=basis, Q_red=Q_red, K_red=K_red)
 
@@ -161,7 +123,7 @@ def head_energies(W_Q: ArrayLike, W_K: ArrayLike) -> Energies:
     """Lemma 5 energies of ``L = W_K^T W_Q`` from n x n Gram blocks; batched.
 
     ``|L|^2 = <W_K W_K^T, W_Q W_Q^T>_F`` and ``tr L^2 = tr((W_Q W_K^T)^2)``; then
-    ``|S|^2, |T|^2 = (|L|^2 +- tr L^2)/2``.
+    ``|S|^2, |T|^2 = (|L|^2 +- tr L^2)/2`` (:func:`qkforms.gram.gram_energies`).
 
     Examples
     --------
@@ -174,13 +136,8 @@ def head_energies(W_Q: ArrayLike, W_K: ArrayLike) -> Energies:
     True
     """
     q, k = _factors(W_Q, W_K)
-    qt = np.swapaxes(q, -1, -2)
-    kk = k @ np.swapaxes(k, -1, -2)
-    qq = q @ qt
-    qk = q @ np.swapaxes(k, -1, -2)
-    norm_sq = np.sum(kk * qq, axis=(-2, -1))
-    trace_sq = np.sum(qk * np.swapaxes(qk, -1, -2), axis=(-2, -1))
-    out = energies_from_norm_and_trace(norm_sq, trace_sq)
+    M = stack(q, k)
+    out = gram_energies(M @ np.swapaxes(M, -1, -2), q.shape[-2])
     if q.ndim == 2:
         return Energies(*(float(v) for v in out))
     return Energies(*out)
@@ -301,8 +258,7 @@ class Head:
         (``numpy.linalg.matrix_rank``; ``rtol`` relative to the largest). For an exact
         answer use :func:`qkforms.exact.stacked_is_surjective`.
         """
-        M = _stack(self.W_Q, self.W_K)
-        return int(np.linalg.matrix_rank(M, rtol=rtol)) == 2 * self.n
+        return stacked_rank(self.W_Q, self.W_K, rtol=rtol) == 2 * self.n
 
     def expected_signature(self) -> Signature:
         """The Theorem 3 signature ``(n, n, N - 2n)``; raises if the theorem does not apply.
@@ -315,7 +271,7 @@ class Head:
         if not self.is_surjective():
             raise DegenerateHeadError(
                 f"the stacked map [W_Q; W_K] of this head has rank "
-                f"{int(np.linalg.matrix_rank(_stack(self.W_Q, self.W_K)))} < 2n = {2 * self.n}: "
+                f"{stacked_rank(self.W_Q, self.W_K)} < 2n = {2 * self.n}: "
                 "Theorem 3 needs it surjective (rank 2n, so N >= 2n)"
             )
         return Signature(self.n, self.n, self.N - 2 * self.n)

@@ -159,9 +159,9 @@ RESULTS: tuple[Result, ...] = (
         paper="Lemma 2",
         title="pairing bound and equality case",
         lean=(
-            "QKForms.pairingScore_eq_one_sub_sqrt",
-            "QKForms.pairingScore_le_pairingBound",
-            "QKForms.pairingScore_eq_pairingBound_iff",
+            "QKForms.pairingScoreSym_eq_one_sub_sqrt",
+            "QKForms.pairingScoreSym_le_pairingBound",
+            "QKForms.pairingScoreSym_eq_pairingBound_iff",
             "QKForms.lemma2_pairing_bound",
         ),
         lean_file="lean/QKForms/PairingBound.lean",

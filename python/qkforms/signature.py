@@ -1,8 +1,9 @@
 """Signature ``(n_+, n_-, n_0)`` of a symmetric form, counted with a relative zero threshold.
 
 THEORY §3: an eigenvalue ``lam`` counts as zero when ``|lam| <= tol * max|lam|``.
-Defaults: ``tol = 1e-7`` for dense N x N spectra (:func:`signature`), ``tol = 1e-9``
-for the reduced 2n x 2n spectra of heads (:meth:`qkforms.Head.signature`). For an
+Defaults (:mod:`qkforms.tolerances`): ``DENSE_TOL`` for dense N x N spectra
+(:func:`signature`), ``REDUCED_TOL`` for the reduced 2n x 2n spectra of heads
+(:meth:`qkforms.Head.signature`). For an
 exact count with no threshold at all use :func:`qkforms.exact.signature`.
 """
 
@@ -15,13 +16,9 @@ from numpy.typing import ArrayLike
 
 from qkforms._validate import as_float_array
 from qkforms.parts import parts
+from qkforms.tolerances import DENSE_TOL, REDUCED_TOL
 
 __all__ = ["DENSE_TOL", "REDUCED_TOL", "Signature", "count_signs", "signature"]
-
-#: Relative zero threshold for full N x N spectra (THEORY §3, "numerical version").
-DENSE_TOL = 1e-7
-#: Relative zero threshold for reduced 2n x 2n head spectra (THEORY §7.3).
-REDUCED_TOL = 1e-9
 
 
 class Signature(NamedTuple):

@@ -211,7 +211,12 @@ def test_fold_norm_refused_for_unknown_norm_placement(tmp_path: Path) -> None:
         write_llama_checkpoint(tmp_path / "normed", n_layers=1, N=8, n=2, n_q=2, n_kv=1, norms=True)
     )
     assert norm_gain(model, 0).shape == (8,)
-    model.info = dataclasses.replace(model.info, architecture="opt")
+    # the norm placement belongs to the layout: give the model OPT's
+    from qkforms.models.layouts import layout_for_model_type
+
+    model.info = dataclasses.replace(
+        model.info, spec=dataclasses.replace(model.info.spec, architecture="opt"))
+    model._layout = layout_for_model_type("opt")
     with pytest.raises(UnsupportedArchitectureError, match="fold-norm.*'opt'"):
         norm_gain(model, 0)
 

@@ -21,85 +21,48 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
-from qkforms.checks.accumulation import check_lemma6, check_thm5
-from qkforms.checks.attention import check_lemma1, check_prop1, check_prop3
-from qkforms.checks.energy import check_cor1, check_cor2, check_lemma5, check_prop5
-from qkforms.checks.faces import (
-    check_thm4_a_face,
-    check_thm4_b_face,
-    check_thm4_c_face,
-    check_thm4_d_face,
-    check_thm4_empty_edge,
-    check_thm4_simplex,
+from qkforms.checks import (
+    accumulation,
+    attention,
+    energy,
+    faces,
+    pairing,
+    profile,
+    signature,
 )
-from qkforms.checks.pairing import check_lemma2, check_lemma7, check_lemma8, check_lemma9
-from qkforms.checks.profile import check_def6, check_lemma4, check_prop4
 from qkforms.checks.result import METHODS, CheckResult
-from qkforms.checks.signature import check_lemma3, check_lemma10, check_thm3
 from qkforms.errors import QKFormsError
+from qkforms.registry import RESULTS, check_function_name
 
-__all__ = [
+_MODULES: tuple[ModuleType, ...] = (
+    energy, signature, profile, faces, accumulation, pairing, attention,
+)
+
+
+def _resolve(result_id: str) -> Callable[..., CheckResult]:
+    """The check function of a registered id, found in the check modules."""
+    name = check_function_name(result_id)
+    hits = [getattr(m, name) for m in _MODULES if hasattr(m, name)]
+    if len(hits) != 1:
+        raise ImportError(f"registered result {result_id!r} needs exactly one function "
+                          f"{name} in qkforms.checks.*, found {len(hits)}")
+    return hits[0]
+
+
+#: id -> check, in registry order (docs/architecture.md §1), derived from the registry.
+CHECKS: dict[str, Callable[..., CheckResult]] = {r.id: _resolve(r.id) for r in RESULTS}
+globals().update({check_function_name(rid): f for rid, f in CHECKS.items()})
+
+__all__ = [  # the check names come from the registry
     "CHECKS",
     "METHODS",
     "CheckResult",
     "run_check",
-    "check_lemma5",
-    "check_lemma3",
-    "check_lemma2",
-    "check_lemma10",
-    "check_thm3",
-    "check_def6",
-    "check_lemma4",
-    "check_prop4",
-    "check_thm4_simplex",
-    "check_thm4_a_face",
-    "check_thm4_b_face",
-    "check_thm4_d_face",
-    "check_thm4_c_face",
-    "check_thm4_empty_edge",
-    "check_lemma6",
-    "check_thm5",
-    "check_cor1",
-    "check_cor2",
-    "check_prop5",
-    "check_lemma7",
-    "check_lemma8",
-    "check_lemma9",
-    "check_lemma1",
-    "check_prop1",
-    "check_prop3",
+    *(check_function_name(rid) for rid in CHECKS),
 ]
-
-#: id -> check, in the order of docs/architecture.md §1.
-CHECKS: dict[str, Callable[..., CheckResult]] = {
-    "lemma5": check_lemma5,
-    "lemma3": check_lemma3,
-    "lemma2": check_lemma2,
-    "lemma10": check_lemma10,
-    "thm3": check_thm3,
-    "def6": check_def6,
-    "lemma4": check_lemma4,
-    "prop4": check_prop4,
-    "thm4.simplex": check_thm4_simplex,
-    "thm4.a_face": check_thm4_a_face,
-    "thm4.b_face": check_thm4_b_face,
-    "thm4.d_face": check_thm4_d_face,
-    "thm4.c_face": check_thm4_c_face,
-    "thm4.empty_edge": check_thm4_empty_edge,
-    "lemma6": check_lemma6,
-    "thm5": check_thm5,
-    "cor1": check_cor1,
-    "cor2": check_cor2,
-    "prop5": check_prop5,
-    "lemma7": check_lemma7,
-    "lemma8": check_lemma8,
-    "lemma9": check_lemma9,
-    "lemma1": check_lemma1,
-    "prop1": check_prop1,
-    "prop3": check_prop3,
-}
 
 
 def run_check(result_id: str, seed: int = 0, **sizes: Any) -> CheckResult:

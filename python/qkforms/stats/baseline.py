@@ -1,9 +1,10 @@
 """Seeded Gaussian baseline survey of the same shape (THEORY §7.3, Cor. 1–2, Prop. 5).
 
 For a layer of ``h`` heads of shape ``(N, n)`` the baseline draws ``h`` heads with iid
-N(0, 1) entries in ``W_Q, W_K`` (n × N) and computes, through the core
-(:func:`qkforms.gram_spectrum`, :func:`qkforms.profile_from_eigenvalues`, :mod:`qkforms.pairing`,
-:func:`qkforms.theta_distance`), the same per-head scores as the survey. The random
+N(0, 1) entries in ``W_Q, W_K`` (n × N) and computes the same per-head scores as the
+survey, by the same code: the Gram engine (:func:`qkforms.gram.head_spectra`, asked
+only for the spectrum of S and the singular values of L) and the per-head statistics
+function (:func:`qkforms.survey.statistics.head_statistics`). The random
 stream is seeded by ``(seed, model, layer)`` so every layer is reproducible on its
 own (and identical under any executor).
 
@@ -66,22 +67,6 @@ def expected_sym_energy(N: int | NDArray[Any]) -> float | NDArray[np.float64]:
     return float(out) if out.ndim == 0 else out
 
 
-def _gram_blocks(
-    W_Q: NDArray[np.float64], W_K: NDArray[np.float64]
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """``|L|^2`` and the participation ratio of ``L = W_K^T W_Q`` from n x n Gram blocks.
-
-    ``|L|^2 = <W_K W_K^T, W_Q W_Q^T>_F``; the squared singular values of L are the
-    eigenvalues of ``C^T (W_K W_K^T) C`` with ``W_Q W_Q^T = C C^T`` (Cholesky).
-    """
-    kk = W_K @ np.swapaxes(W_K, -1, -2)
-    qq = W_Q @ np.swapaxes(W_Q, -1, -2)
-    norm_sq = np.sum(kk * qq, axis=(-2, -1))
-    C = np.linalg.cholesky(qq)
-    h2 = np.clip(np.linalg.eigvalsh(np.swapaxes(C, -1, -2) @ kk @ C), 0.0, None)
-    return norm_sq, np.sum(h2, axis=-1) ** 2 / np.sum(h2**2, axis=-1)
-
-
 def baseline_heads(
     count: int, *, N: int, n: int, seed: int, key: tuple[Hashable, ...]
 ) -> dict[str, NDArray[np.float64]]:
@@ -110,8 +95,8 @@ def baseline_heads(
     >>> bool((a["pairing"] == b["pairing"]).all()), sorted(a)[:3]
     (True, ['a', 'b', 'b_S'])
     """
-    from qkforms import gram_spectrum, profile_from_eigenvalues, theta_distance
-    from qkforms.pairing import lobe_departure, lobe_ratio, pairing_bound, pairing_score
+    from qkforms.gram import head_spectra
+    from qkforms.survey.statistics import head_statistics
 
     rng = rng_for(seed, "gaussian-baseline", *key)
     parts: dict[str, list[NDArray[np.float64]]] = {c: [] for c in BASELINE_COLUMNS}
@@ -120,34 +105,11 @@ def baseline_heads(
         h = min(CHUNK, count - done)
         W_Q = rng.standard_normal((h, n, N))
         W_K = rng.standard_normal((h, n, N))
-        lam = gram_spectrum(W_Q, W_K)
-        norm_sq, pr = _gram_blocks(W_Q, W_K)
-        p = profile_from_eigenvalues(lam, norm_sq)
-        a, b, c, d = (np.asarray(v, dtype=np.float64).reshape(h) for v in p)
-        rho = np.asarray(lobe_ratio(lam), dtype=np.float64).reshape(h)
-        pair = np.asarray(pairing_score(lam), dtype=np.float64).reshape(h)
-        one_minus_a = 1.0 - a
-        cols = {
-            "sym_energy": one_minus_a,
-            "pairing": pair,
-            "rho": rho,
-            "pairing_gap": np.asarray(pairing_bound(rho)).reshape(h) - pair,
-            "lobe_departure": np.asarray(lobe_departure(lam), dtype=np.float64).reshape(h),
-            "a": a,
-            "b": b,
-            "c": c,
-            "d": d,
-            "b_S": b / one_minus_a,
-            "c_S": c / one_minus_a,
-            "d_S": d / one_minus_a,
-            "theta_dist": np.asarray(
-                theta_distance(np.stack([a, b, c, d], axis=-1)), dtype=np.float64
-            ).reshape(h),
-            "b_minus_a": b - a,
-            "participation_ratio": pr,
-        }
-        for name, v in cols.items():
-            parts[name].append(v)
+        sp = head_spectra(W_Q, W_K, want=("eig_S", "sv_L_sq"))
+        st = head_statistics(sp.eig_S, sp.norm_sq, np.maximum(sp.skew_sq, 0.0), sp.trace,
+                             sp.sv_L_sq, N=N, n=n)
+        for name in BASELINE_COLUMNS:
+            parts[name].append(np.asarray(st[name], dtype=np.float64))
         done += h
     if count == 0:
         return {c: np.zeros(0) for c in BASELINE_COLUMNS}

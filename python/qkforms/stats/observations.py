@@ -40,6 +40,8 @@ from qkforms.stats.bootstrap import (
     share_ci,
 )
 from qkforms.stats.table import Table, as_table
+from qkforms.survey.schema import SPECTRA_COLUMNS, STAT_READ_COLUMNS
+from qkforms.tolerances import SPECTRAL_TYPE_RADIUS
 
 __all__ = [
     "HEAD_COLUMNS",
@@ -53,15 +55,8 @@ __all__ = [
 POOLED = "ALL"
 #: symmetric-energy threshold of a "strongly symmetric" head
 STRONGLY_SYMMETRIC = 0.75
-#: columns of heads.parquet that the statistics read
-HEAD_COLUMNS: tuple[str, ...] = (
-    "model", "layer", "head", "N", "n", "status", "n_pos", "n_neg", "n_zero", "balance",
-    "sym_energy", "pairing", "rho", "pairing_bound", "pairing_gap", "lobe_departure",
-    "a", "b", "c", "d", "b_S", "c_S", "d_S", "theta_dist", "theta_L_dist", "thm5_dist",
-    "trace_ratio", "participation_ratio", "stable_rank", "leading_share", "a_over_b",
-    "b_minus_a", "spectral_type", "norm_sq",
-)
-SPECTRA_COLUMNS: tuple[str, ...] = ("model", "layer", "head", "eig_S", "sv_T", "abs_eig_L")
+#: columns of heads.parquet that the statistics read (from the schema table)
+HEAD_COLUMNS: tuple[str, ...] = STAT_READ_COLUMNS
 #: names of the returned tables, in report order
 TABLES: tuple[str, ...] = (
     "observation1_balance",
@@ -465,7 +460,8 @@ def _type_labels(ok: Table, seed: int) -> dict[str, NDArray]:
     from qkforms.stats.types import imbalance_types, kmeans_types, radius_types
 
     prof = np.stack([_float(ok[c]) for c in ("a", "b", "c", "d")], axis=1)
-    labels = {"radius": radius_types(prof, 0.02), "imbalance": imbalance_types(prof)}
+    labels = {"radius": radius_types(prof, SPECTRAL_TYPE_RADIUS),
+              "imbalance": imbalance_types(prof)}
     km = np.empty(len(ok), dtype=object)
     models = ok["model"]
     for m in _ordered_unique(models.tolist()):

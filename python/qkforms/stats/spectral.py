@@ -10,7 +10,8 @@ the four positive samples of §7.6,
 * ``lambda_neg`` — the absolute values of the negative eigenvalues of S;
 * ``sigma_T`` — ``σ(T)`` (one value per ± pair),
 
-(an eigenvalue counts as zero when ``|λ| <= 1e-9 max|λ|``, as in §7.3) and computes,
+(an eigenvalue counts as zero when ``|λ| <= REDUCED_TOL max|λ|``, as in §7.3;
+:mod:`qkforms.tolerances`) and computes,
 batched over the heads of a layer:
 
 * gamma fits (location 0) of ``λ₊``, ``|λ₋|``, ``σ(T)``: shapes ``k_pos, k_neg, k_T``,
@@ -49,18 +50,16 @@ from qkforms.stats.fits import (
     gengamma_cdf,
     ks_distance,
 )
+from qkforms.tolerances import REDUCED_TOL
 
 __all__ = [
     "SAMPLES",
-    "ZERO_TOL",
     "geo_rel_err",
     "head_samples",
     "sorted_corr",
     "spectral_rows",
 ]
 
-#: relative zero threshold of §7.3
-ZERO_TOL = 1e-9
 #: the four per-head samples of §7.6, in report order
 SAMPLES: tuple[str, ...] = ("abs_eig_L", "lambda_pos", "lambda_neg", "sigma_T")
 #: minimum sample size for a fit
@@ -86,14 +85,14 @@ def head_samples(
     """
     lam = _arr(eig_S)
     scale = np.max(np.abs(lam)) if lam.size else 0.0
-    tol = ZERO_TOL * scale
+    tol = REDUCED_TOL * scale
     pos = np.sort(lam[lam > tol])[::-1]
     neg = np.sort(-lam[lam < -tol])[::-1]
 
     def positive(v: NDArray[np.float64]) -> NDArray[np.float64]:
         v = v[np.isfinite(v)]
         top = np.max(np.abs(v)) if v.size else 0.0
-        return np.sort(v[v > ZERO_TOL * top])[::-1]
+        return np.sort(v[v > REDUCED_TOL * top])[::-1]
 
     return {
         "abs_eig_L": positive(_arr(abs_eig_L)),

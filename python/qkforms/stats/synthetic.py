@@ -1,8 +1,9 @@
 """Survey rows (architecture.md §5) for given heads or spectra: small synthetic inputs.
 
 These functions build ``heads.parquet``/``spectra.parquet``-shaped column dicts
-through the core (:class:`qkforms.Head`, :func:`qkforms.profile_from_eigenvalues`,
-:mod:`qkforms.pairing`, :mod:`qkforms.theta`), so the statistics can be run on inputs
+through the survey's own computations (the Gram engine :func:`qkforms.gram.head_spectra`
+and the per-head statistics :func:`qkforms.survey.statistics.head_statistics`), so the
+statistics can be run on inputs
 with known answers: rank-one heads (on Θ), Gaussian heads (symmetric energy near
 ``(N+1)/(2N)``), symmetric forms with prescribed spectra (proportional lobes, gamma
 lobes of Theorem 5). They are a test and demonstration aid, not the survey.
@@ -24,67 +25,20 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
+
+from qkforms.survey.schema import HEADS_COLUMNS
 
 __all__ = ["rows_from_spectrum", "survey_rows"]
 
-ZERO_TOL = 1e-9
 
+def _stat_row(eig_S: np.ndarray, norm_sq: float, skew_sq: float, trace: float,
+              sv_L_sq: np.ndarray, N: int, n: int) -> dict[str, Any]:
+    """The statistic columns of one head, as Python scalars (the survey's one function)."""
+    from qkforms.survey.statistics import head_statistics
 
-def _common(
-    eig_S: NDArray[np.float64], norm_sq: float, skew_sq: float, sv_L: NDArray[np.float64],
-    trace: float,
-) -> dict[str, Any]:
-    """Columns shared by both constructors, from the spectrum of S and energies of L."""
-    from qkforms import profile_from_eigenvalues, theta_distance, theta_L
-    from qkforms.faces import spectral_type
-    from qkforms.pairing import (
-        lobe_departure,
-        lobe_ratio,
-        pairing_bound,
-        pairing_score,
-    )
-    from qkforms.theta import accumulation_limit
-
-    lam = np.sort(eig_S)[::-1]
-    top = np.max(np.abs(lam)) if lam.size else 0.0
-    n_pos = int(np.sum(lam > ZERO_TOL * top))
-    n_neg = int(np.sum(lam < -ZERO_TOL * top))
-    p = profile_from_eigenvalues(lam, norm_sq, skew_sq)
-    a, b, c, d = (float(v) for v in p)
-    rho = float(lobe_ratio(lam))
-    pair = float(pairing_score(lam))
-    bound = float(pairing_bound(rho))
-    sym = 1.0 - a
-    bS, cS, dS = b / sym, c / sym, d / sym
-    lim = accumulation_limit(rho)
-    thm5 = float(np.sqrt((bS - lim.b) ** 2 + (cS - lim.c) ** 2 + (dS - lim.d) ** 2))
-    tl = np.asarray(theta_L(rho), dtype=np.float64)
-    h2 = np.sort(sv_L)[::-1] ** 2
-    return {
-        "n_pos": n_pos,
-        "n_neg": n_neg,
-        "balance": 1.0 - abs(n_pos - n_neg) / max(n_pos + n_neg, 1),
-        "sym_energy": sym,
-        "pairing": pair,
-        "rho": rho,
-        "pairing_bound": bound,
-        "pairing_gap": bound - pair,
-        "lobe_departure": float(lobe_departure(lam)),
-        "a": a, "b": b, "c": c, "d": d,
-        "b_S": bS, "c_S": cS, "d_S": dS,
-        "theta_dist": float(theta_distance((a, b, c, d))),
-        "theta_L_dist": float(np.linalg.norm(np.asarray([a, b, c, d]) - tl)),
-        "thm5_dist": thm5,
-        "trace_ratio": abs(trace) / np.sqrt(norm_sq),
-        "participation_ratio": float(h2.sum() ** 2 / np.sum(h2**2)),
-        "stable_rank": float(h2.sum() / h2[0]),
-        "leading_share": float(h2[0] / h2.sum()),
-        "a_over_b": a / b if b > 0 else float("inf"),
-        "b_minus_a": b - a,
-        "spectral_type": str(spectral_type((a, b, c, d), radius=0.02)),
-        "norm_sq": float(norm_sq),
-    }
+    st = head_statistics(eig_S[None], [norm_sq], [skew_sq], [trace], sv_L_sq[None], N=N, n=n)
+    return {k: (v[0].item() if isinstance(v[0], np.generic) else v[0]) for k, v in st.items()}
 
 
 def _append(out: dict[str, list[Any]], row: dict[str, Any]) -> None:
@@ -121,32 +75,23 @@ def survey_rows(
     >>> h["layer"], h["head"], len(s["eig_S"][0])
     ([0, 0, 1, 1], [0, 1, 0, 1], 4)
     """
+    from qkforms.gram import head_spectra
+
     per = heads_per_layer or max(len(heads), 1)
     hcols: dict[str, list[Any]] = {}
     scols: dict[str, list[Any]] = {}
     for i, head in enumerate(heads):
         layer, index = divmod(i, per)
-        red = head.reduced().form
-        S = 0.5 * (red + red.T)
-        T = 0.5 * (red - red.T)
-        lam = np.sort(np.linalg.eigvalsh(S))[::-1]
-        e = head.energies()
         n, N = head.n, head.N
-        sv_T = np.sort(np.linalg.svd(T, compute_uv=False))[::-1][: 2 * n : 2]
-        eig_L = np.linalg.eigvals(red)
-        abs_L = np.sort(np.abs(eig_L))[::-1][:n]
-        sv_L = np.linalg.svd(red, compute_uv=False)[:n]
+        sp = head_spectra(head.W_Q[None], head.W_K[None])
         row = {"model": model, "layer": layer, "head": index, "kv_head": index, "N": N, "n": n,
-               "status": "ok", "error": None}
-        common = _common(lam, float(e.norm_sq), max(float(e.skew_sq), 0.0), sv_L,
-                         float(np.trace(red)))
-        row.update(common)
-        row["n_zero"] = N - common["n_pos"] - common["n_neg"]
-        row["exact_certified"] = exact_certified
+               "status": "ok", "error": None, "exact_certified": exact_certified}
+        row.update(_stat_row(sp.eig_S[0], float(sp.norm_sq[0]), max(float(sp.skew_sq[0]), 0.0),
+                             float(sp.trace[0]), sp.sv_L_sq[0], N, n))
         _append(hcols, _order(row))
         _append(scols, {"model": model, "layer": layer, "head": index,
-                        "eig_S": lam.tolist(), "sv_T": sv_T.tolist(),
-                        "abs_eig_L": abs_L.tolist()})
+                        "eig_S": sp.eig_S[0].tolist(), "sv_T": sp.sv_T[0].tolist(),
+                        "abs_eig_L": sp.abs_eig_L[0].tolist()})
     return hcols, scols
 
 
@@ -178,25 +123,14 @@ def rows_from_spectrum(
         norm_sq = float(np.sum(lam**2))
         sv_L = np.sort(np.abs(lam))[::-1][:n]
         row = {"model": model, "layer": layer, "head": index, "kv_head": index, "N": NN, "n": n,
-               "status": "ok", "error": None}
-        common = _common(lam, norm_sq, 0.0, np.sort(np.abs(lam))[::-1], float(lam.sum()))
-        row.update(common)
-        row["n_zero"] = NN - common["n_pos"] - common["n_neg"]
-        row["exact_certified"] = None
+               "status": "ok", "error": None, "exact_certified": None}
+        row.update(_stat_row(lam, norm_sq, 0.0, float(lam.sum()),
+                             np.sort(lam**2)[::-1], NN, n))
         _append(hcols, _order(row))
         _append(scols, {"model": model, "layer": layer, "head": index, "eig_S": lam.tolist(),
                         "sv_T": np.zeros(n).tolist(), "abs_eig_L": sv_L.tolist()})
     return hcols, scols
 
 
-_ORDER = (
-    "model", "layer", "head", "kv_head", "N", "n", "status", "error", "n_pos", "n_neg",
-    "n_zero", "balance", "sym_energy", "pairing", "rho", "pairing_bound", "pairing_gap",
-    "lobe_departure", "a", "b", "c", "d", "b_S", "c_S", "d_S", "theta_dist", "theta_L_dist",
-    "thm5_dist", "trace_ratio", "participation_ratio", "stable_rank", "leading_share",
-    "a_over_b", "b_minus_a", "spectral_type", "norm_sq", "exact_certified",
-)
-
-
 def _order(row: dict[str, Any]) -> dict[str, Any]:
-    return {k: row[k] for k in _ORDER}
+    return {k: row[k] for k in HEADS_COLUMNS}

@@ -34,6 +34,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from qkforms.tolerances import SPECTRAL_TYPE_RADIUS
+
 __all__ = [
     "RADII",
     "RULES",
@@ -52,7 +54,7 @@ RULES: tuple[str, ...] = ("radius", "imbalance", "kmeans")
 RADII: tuple[float, ...] = (0.01, 0.02, 0.03, 0.05, 0.10)
 
 
-def radius_types(profiles: ArrayLike, radius: float = 0.02) -> NDArray[np.str_]:
+def radius_types(profiles: ArrayLike, radius: float = SPECTRAL_TYPE_RADIUS) -> NDArray[np.str_]:
     """The ``radius`` rule on full profiles ``(..., 4)`` (core ``spectral_type``).
 
     Examples

@@ -1,7 +1,13 @@
-"""Column names and types of the survey's output files (architecture.md §5).
+"""The survey's output columns, defined once (``docs/architecture.md`` §5).
 
-The schemas are built on demand (:func:`heads_schema`, :func:`spectra_schema`) so that
-importing this module does not import pyarrow.
+:data:`HEADS` and :data:`SPECTRA` list every column of ``heads.parquet`` and
+``spectra.parquet`` as a :class:`Column` (name, arrow type, nullable, meaning, and
+which part of the run fills it). Everything else derives from them: the column-name
+tuples, the statistic columns that :func:`qkforms.survey.statistics.head_statistics`
+computes (:data:`INT_COLUMNS`, :data:`FLOAT_COLUMNS`), the pyarrow schemas
+(:func:`heads_schema`, :func:`spectra_schema`, built on demand so that importing this
+module does not import pyarrow), the columns the statistics read, and the column
+tables of ``docs/survey.md`` (:func:`markdown_table`; a test keeps the docs equal to it).
 
 Examples
 --------
@@ -14,31 +20,155 @@ Examples
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
 
-from qkforms.survey.statistics import FLOAT_COLUMNS, INT_COLUMNS
+from qkforms.tolerances import REDUCED_TOL, SPECTRAL_TYPE_RADIUS
 
 __all__ = [
+    "FLOAT_COLUMNS",
+    "HEADS",
     "HEADS_COLUMNS",
+    "INT_COLUMNS",
+    "SPECTRA",
     "SPECTRA_COLUMNS",
+    "STAT_READ_COLUMNS",
+    "Column",
     "heads_schema",
+    "markdown_table",
     "spectra_schema",
+    "update_docs",
 ]
 
-_ID_COLUMNS = ("model", "layer", "head", "kv_head", "N", "n", "status", "error")
-_STAT_COLUMNS = (
-    *INT_COLUMNS,
-    "balance", "sym_energy", "pairing", "rho", "pairing_bound", "pairing_gap",
-    "lobe_departure", "a", "b", "c", "d", "b_S", "c_S", "d_S", "theta_dist",
-    "theta_L_dist", "thm5_dist", "trace_ratio", "participation_ratio", "stable_rank",
-    "leading_share", "a_over_b", "b_minus_a", "spectral_type", "norm_sq",
-)
-#: every column of heads.parquet, in order
-HEADS_COLUMNS: tuple[str, ...] = (*_ID_COLUMNS, *_STAT_COLUMNS, "exact_certified")
-#: every column of spectra.parquet, in order
-SPECTRA_COLUMNS: tuple[str, ...] = ("model", "layer", "head", "eig_S", "sv_T", "abs_eig_L")
+ArrowType = Literal["string", "int32", "double", "bool", "list<double>"]
 
-assert set(FLOAT_COLUMNS) | set(INT_COLUMNS) | {"spectral_type"} == set(_STAT_COLUMNS)
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a survey output file.
+
+    Attributes
+    ----------
+    name : str
+    type : str
+        Arrow type: ``"string"``, ``"int32"``, ``"double"``, ``"bool"`` or
+        ``"list<double>"``.
+    nullable : bool
+        Null allowed (failed heads, or ``--exact`` not asked).
+    meaning : str
+        One line of Markdown for the docs.
+    source : str
+        What fills it: ``"id"`` (the run), ``"stat"`` (the per-head statistics function),
+        ``"exact"`` (exact certification) or ``"spectra"`` (the Gram engine).
+    """
+
+    name: str
+    type: ArrowType
+    nullable: bool
+    meaning: str
+    source: str = "stat"
+
+    def arrow(self) -> Any:
+        """The pyarrow field."""
+        import pyarrow as pa
+
+        types = {"string": pa.string(), "int32": pa.int32(), "double": pa.float64(),
+                 "bool": pa.bool_(), "list<double>": pa.list_(pa.float64())}
+        return pa.field(self.name, types[self.type], nullable=self.nullable)
+
+
+def _num(x: float) -> str:
+    return f"{x:g}".replace("e-0", "e-")
+
+
+def _id(name: str, type_: ArrowType, meaning: str, nullable: bool = False) -> Column:
+    return Column(name, type_, nullable, meaning, "id")
+
+
+def _int(name: str, meaning: str) -> Column:
+    return Column(name, "int32", True, meaning)
+
+
+def _dbl(name: str, meaning: str) -> Column:
+    return Column(name, "double", True, meaning)
+
+
+#: every column of heads.parquet, in file order
+HEADS: tuple[Column, ...] = (
+    _id("model", "string", "model name (`ModelInfo.name`, made unique if two sources share one)"),
+    _id("layer", "int32", "layer index, from 0"),
+    _id("head", "int32", "query head index"),
+    _id("kv_head", "int32", "key/value head used (GQA: `⌊h / (n_q/n_kv)⌋`)"),
+    _id("N", "int32", "residual dimension"),
+    _id("n", "int32", "head dimension"),
+    _id("status", "string", '`"ok"` or `"failed"`'),
+    _id("error", "string", "reason of a failure", nullable=True),
+    _int("n_pos", f"positive eigenvalues of S (zero: `|λ| ≤ {_num(REDUCED_TOL)} · max|λ|` on the "
+         "reduced 2n spectrum)"),
+    _int("n_neg", "negative eigenvalues of S"),
+    _int("n_zero", "zero eigenvalues of S on R^N (reduced zeros + N − 2n)"),
+    _dbl("balance", "`1 − |n_pos − n_neg|/(n_pos + n_neg)`"),
+    _dbl("sym_energy", "`‖S‖²/‖L‖² = 1 − a`"),
+    _dbl("pairing", "pairing score `1 − ‖λ₊ − λ₋‖/‖S‖` (padded lobes)"),
+    _dbl("rho", "`‖λ₋‖/‖λ₊‖` (inf without positive eigenvalue)"),
+    _dbl("pairing_bound", "Lemma 2 bound `1 − |1−ρ|/√(1+ρ²)`"),
+    _dbl("pairing_gap", "`pairing_bound − pairing` (≥ 0)"),
+    _dbl("lobe_departure", "`‖λ₋ − ρλ₊‖/‖λ₋‖`"),
+    _dbl("a", "profile of L (Definition 6): `‖T‖²/‖L‖²`"),
+    _dbl("b", "profile of L: `2⟨α, β⟩/‖L‖²` (lobes α, β of S)"),
+    _dbl("c", "profile of L: `‖(α − β)₊‖²/‖L‖²`"),
+    _dbl("d", "profile of L: `‖(β − α)₊‖²/‖L‖²`"),
+    _dbl("b_S", "symmetric profile `b/(1 − a)`"),
+    _dbl("c_S", "symmetric profile `c/(1 − a)`"),
+    _dbl("d_S", "symmetric profile `d/(1 − a)`"),
+    _dbl("theta_dist", "Euclidean distance in R⁴ from the profile to Θ"),
+    _dbl("theta_L_dist", "Euclidean distance in R⁴ from the profile to `θ_L(ρ)`"),
+    _dbl("thm5_dist", "Euclidean distance in R³ from `(b_S, c_S, d_S)` to the Theorem 5 "
+         "limit at ρ"),
+    _dbl("trace_ratio", "`|tr L|/‖L‖`"),
+    _dbl("participation_ratio", "`(Σh²)²/Σh⁴`, h = singular values of L"),
+    _dbl("stable_rank", "`Σh²/h₁²`"),
+    _dbl("leading_share", "`h₁²/Σh²`"),
+    _dbl("a_over_b", "`a/b`"),
+    _dbl("b_minus_a", "`b − a`"),
+    Column("spectral_type", "string", True,
+           '`"I+"`, `"II"`, `"I-"` (radius rule: II when '
+           f'`c_S + d_S ≤ {_num(SPECTRAL_TYPE_RADIUS)}`, else I+ when `c > d`, else I-)'),
+    _dbl("norm_sq", "`‖L‖²` (sum of squared entries)"),
+    Column("exact_certified", "bool", True,
+           "`--exact`: the exact signature is `(n, n, N − 2n)`; null without `--exact` "
+           "or for non-finite weights", "exact"),
+)
+
+#: every column of spectra.parquet (one row per ok head), in file order
+SPECTRA: tuple[Column, ...] = (
+    _id("model", "string", "as in heads.parquet"),
+    _id("layer", "int32", "as in heads.parquet"),
+    _id("head", "int32", "as in heads.parquet"),
+    Column("eig_S", "list<double>", True, "the 2n nonzero eigenvalues of S, decreasing",
+           "spectra"),
+    Column("sv_T", "list<double>", True, "the n distinct singular values of T, decreasing",
+           "spectra"),
+    Column("abs_eig_L", "list<double>", True,
+           "`|eigenvalues|` of the n × n `W_Q W_K^T`, decreasing", "spectra"),
+)
+
+#: every column of heads.parquet, in order
+HEADS_COLUMNS: tuple[str, ...] = tuple(c.name for c in HEADS)
+#: every column of spectra.parquet, in order
+SPECTRA_COLUMNS: tuple[str, ...] = tuple(c.name for c in SPECTRA)
+#: integer statistics (computed by the per-head statistics function)
+INT_COLUMNS: tuple[str, ...] = tuple(c.name for c in HEADS
+                                     if c.source == "stat" and c.type == "int32")
+#: floating-point statistics (computed by the per-head statistics function)
+FLOAT_COLUMNS: tuple[str, ...] = tuple(c.name for c in HEADS
+                                       if c.source == "stat" and c.type == "double")
+#: the heads.parquet columns the observation statistics read (all but the run's
+#: bookkeeping: kv_head, error, exact_certified)
+STAT_READ_COLUMNS: tuple[str, ...] = tuple(
+    c for c in HEADS_COLUMNS if c not in ("kv_head", "error", "exact_certified"))
 
 
 def heads_schema() -> Any:
@@ -53,18 +183,7 @@ def heads_schema() -> Any:
     """
     import pyarrow as pa
 
-    types: dict[str, Any] = {
-        "model": pa.string(), "status": pa.string(), "error": pa.string(),
-        "spectral_type": pa.string(), "exact_certified": pa.bool_(),
-    }
-    for name in ("layer", "head", "kv_head", "N", "n", *INT_COLUMNS):
-        types[name] = pa.int32()
-    for name in FLOAT_COLUMNS:
-        types[name] = pa.float64()
-    nullable_never = {"model", "layer", "head", "kv_head", "N", "n", "status"}
-    return pa.schema(
-        [pa.field(c, types[c], nullable=c not in nullable_never) for c in HEADS_COLUMNS]
-    )
+    return pa.schema([c.arrow() for c in HEADS])
 
 
 def spectra_schema() -> Any:
@@ -78,13 +197,45 @@ def spectra_schema() -> Any:
     """
     import pyarrow as pa
 
-    return pa.schema(
-        [
-            pa.field("model", pa.string(), nullable=False),
-            pa.field("layer", pa.int32(), nullable=False),
-            pa.field("head", pa.int32(), nullable=False),
-            pa.field("eig_S", pa.list_(pa.float64())),
-            pa.field("sv_T", pa.list_(pa.float64())),
-            pa.field("abs_eig_L", pa.list_(pa.float64())),
-        ]
-    )
+    return pa.schema([c.arrow() for c in SPECTRA])
+
+
+def markdown_table(columns: tuple[Column, ...]) -> str:
+    """The docs' Markdown table of a file's columns.
+
+    Examples
+    --------
+    >>> print(markdown_table(SPECTRA).splitlines()[3])
+    | `layer` | int32 | as in heads.parquet |
+    """
+    rows = ["| column | type | meaning |", "|---|---|---|"]
+    for c in columns:
+        typ = c.type + (", null" if c.nullable else "")
+        rows.append(f"| `{c.name}` | {typ} | {c.meaning} |")
+    return "\n".join(rows)
+
+
+_BLOCK = re.compile(r"(<!-- schema:(heads|spectra) -->\n)(.*?)(\n<!-- /schema -->)", re.S)
+
+
+def update_docs(path: str | Path, *, check: bool = False) -> bool:
+    """Rewrite the generated column tables of ``docs/survey.md``; True if it changed.
+
+    The tables sit between ``<!-- schema:heads -->`` (or ``spectra``) and
+    ``<!-- /schema -->``. With ``check``, nothing is written.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "s.md"
+    >>> _ = p.write_text("<!-- schema:spectra -->\\nold\\n<!-- /schema -->\\n")
+    >>> update_docs(p), update_docs(p)
+    (True, False)
+    """
+    p = Path(path)
+    text = p.read_text(encoding="utf-8")
+    tables = {"heads": markdown_table(HEADS), "spectra": markdown_table(SPECTRA)}
+    new = _BLOCK.sub(lambda m: m.group(1) + tables[m.group(2)] + m.group(4), text)
+    if new != text and not check:
+        p.write_text(new, encoding="utf-8")
+    return new != text

@@ -36,12 +36,14 @@ from typing import Any
 import numpy as np
 
 from qkforms.errors import UnsupportedArchitectureError
+from qkforms.models.config import ArchSpec
 
 __all__ = [
     "Layout",
     "QKArrays",
     "TensorRequest",
     "layout_for_model_type",
+    "norm_supported_model_types",
     "supported_model_types",
 ]
 
@@ -116,16 +118,22 @@ class Layout(ABC):
     model_types: tuple[str, ...] = ()
 
     @abstractmethod
-    def spec(self, cfg: Mapping[str, Any]) -> Any:
+    def spec(self, cfg: Mapping[str, Any]) -> ArchSpec:
         """Build the :class:`~qkforms.models.config.ArchSpec` from a config."""
 
     @abstractmethod
-    def requests(self, spec: Any, layer: int) -> list[TensorRequest]:
+    def requests(self, spec: ArchSpec, layer: int) -> list[TensorRequest]:
         """The tensors of ``layer`` holding the q/k maps (first one: the weight of Q)."""
 
     @abstractmethod
-    def split(self, spec: Any, arrays: Mapping[str, np.ndarray]) -> QKArrays:
+    def split(self, spec: ArchSpec, arrays: Mapping[str, np.ndarray]) -> QKArrays:
         """Cut the tensors (by role) into per-head maps."""
+
+    def norm_tensor(self, spec: ArchSpec, layer: int) -> str | None:
+        """The tensor (relative to the prefix) holding the gain of the norm feeding the
+        attention of ``layer``, or None when this layout does not know where it is
+        (e.g. OPT, whose pre/post-norm order depends on the checkpoint)."""
+        return None
 
 
 def supported_model_types() -> list[str]:
@@ -137,6 +145,18 @@ def supported_model_types() -> list[str]:
     ['bert', 'bloom', 'gpt2']
     """
     return sorted(MODEL_TYPES)
+
+
+def norm_supported_model_types() -> list[str]:
+    """Model types whose layout names the norm before the attention, sorted.
+
+    Examples
+    --------
+    >>> "opt" in norm_supported_model_types(), "llama" in norm_supported_model_types()
+    (False, True)
+    """
+    return [t for t in supported_model_types()
+            if type(layout_for_model_type(t)).norm_tensor is not Layout.norm_tensor]
 
 
 def layout_for_model_type(model_type: str) -> Layout:

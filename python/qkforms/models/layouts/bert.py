@@ -72,5 +72,12 @@ class BertLayout(Layout):
         """Reshape into heads."""
         return separate_projections(spec, arrays)
 
+    def norm_tensor(self, spec: ArchSpec, layer: int) -> str | None:
+        """Post-LN encoder: the input of layer i is the output LayerNorm of layer i - 1
+        (the embeddings' LayerNorm for layer 0)."""
+        if layer == 0:
+            return "embeddings.LayerNorm.weight"
+        return f"encoder.layer.{layer - 1}.output.LayerNorm.weight"
+
 
 LAYOUT = BertLayout()

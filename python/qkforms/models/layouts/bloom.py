@@ -84,5 +84,9 @@ class BloomLayout(Layout):
         return interleaved_qkv(arrays["qkv"], arrays.get("qkv_bias"), heads=spec.n_q,
                                n=spec.n, N=spec.N)
 
+    def norm_tensor(self, spec: ArchSpec, layer: int) -> str | None:
+        """``h.{i}.input_layernorm.weight``."""
+        return f"h.{layer}.input_layernorm.weight"
+
 
 LAYOUT = BloomLayout()

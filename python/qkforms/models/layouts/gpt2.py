@@ -72,5 +72,9 @@ class GPT2Layout(Layout):
         return QKArrays(np.ascontiguousarray(W[:N].reshape(H, n, N)),
                         np.ascontiguousarray(W[N:2 * N].reshape(H, n, N)), b_Q, b_K)
 
+    def norm_tensor(self, spec: ArchSpec, layer: int) -> str | None:
+        """``h.{i}.ln_1.weight``."""
+        return f"h.{layer}.ln_1.weight"
+
 
 LAYOUT = GPT2Layout()

@@ -130,6 +130,10 @@ class LlamaLayout(Layout):
         """Reshape to ``(n_q, n, N)`` and ``(n_kv, n, N)``."""
         return separate_projections(spec, arrays)
 
+    def norm_tensor(self, spec: ArchSpec, layer: int) -> str | None:
+        """``layers.{i}.input_layernorm.weight`` (RMSNorm before attention)."""
+        return f"layers.{layer}.input_layernorm.weight"
+
 
 class GGUFLlamaLayout(LlamaLayout):
     """llama.cpp GGUF tensors of a Llama-family decoder (permuted q/k rows).
@@ -164,6 +168,10 @@ class GGUFLlamaLayout(LlamaLayout):
         if arrays.get("k_bias") is not None:
             fixed["k_bias"] = unpermute_llamacpp(arrays["k_bias"], spec.n_kv)
         return separate_projections(spec, fixed)
+
+    def norm_tensor(self, spec: ArchSpec, layer: int) -> str | None:
+        """``blk.{i}.attn_norm.weight``."""
+        return f"blk.{layer}.attn_norm.weight"
 
 
 LAYOUT = LlamaLayout()

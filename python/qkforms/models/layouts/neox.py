@@ -72,5 +72,9 @@ class NeoXLayout(Layout):
         return interleaved_qkv(arrays["qkv"], arrays.get("qkv_bias"), heads=spec.n_q,
                                n=spec.n, N=spec.N)
 
+    def norm_tensor(self, spec: ArchSpec, layer: int) -> str | None:
+        """``layers.{i}.input_layernorm.weight``."""
+        return f"layers.{layer}.input_layernorm.weight"
+
 
 LAYOUT = NeoXLayout()

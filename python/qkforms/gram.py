@@ -1,0 +1,581 @@
+r"""The Gram engine (Lemma 10): one factorization per head, every spectrum read off it.
+
+Everything qkforms computes about a head ``L = W_K^T W_Q`` (``W`` of shape ``(n, N)``)
+in floating point goes through this module: :class:`qkforms.Head`,
+:func:`qkforms.gram_spectrum`, :func:`qkforms.reduce_heads`, :func:`qkforms.head_energies`,
+the survey (batched per layer, with grouped-query attention), the Gaussian baselines
+and the synthetic survey rows of the statistics. No ``N x N`` matrix is formed.
+
+The factorization
+-----------------
+Let ``M = [W_K; W_Q]`` (``2n x N``, keys first) and ``G = M M^T`` (``2n x 2n``). A
+*factor* of the head is an ``F`` (``2n x 2n``) with ``G = F F^T`` whose first n rows
+vanish beyond column n. The engine makes it in one of two ways, with one rule between
+them (:data:`qkforms.tolerances.PIVOT_LIMIT`):
+
+* **Cholesky** of ``G`` (``F`` lower triangular), the default: the Gram blocks cost
+  ``O(N n^2)`` per head and the key block ``W_K W_K^T`` is shared by the query heads
+  of a key group;
+* **Householder QR** of ``M^T = U R`` (``F = R^T``, padded with zero columns to
+  ``2n x 2n`` when ``N < 2n``) for heads whose smallest squared Cholesky pivot is at
+  most ``PIVOT_LIMIT`` times the largest diagonal entry of ``G`` (or that have no
+  Cholesky factor): squaring ``M`` into ``G`` loses accuracy when ``M`` is badly
+  conditioned, QR does not. The survey first fails such heads whose stacked map is
+  not onto (rank test, :func:`stacked_rank`); the core keeps them.
+
+**Claim 1 (reduction).** *There is* ``U`` (``N x k``, orthonormal columns,
+``k = min(N, 2n)``) *with* ``M = F_k U^T``, *where* ``F_k`` *is* ``F`` *without its
+padding columns. With* ``K_red`` *and* ``Q_red`` *the first and last n rows of* ``F``,
+``L = U L_red U^T`` *with* ``L_red = K_red^T Q_red`` *(up to zero padding rows and
+columns), so* ``L`` *and* ``L_red`` *have the same nonzero eigenvalues, singular
+values, and the same for their symmetric and skew parts.*
+
+*Proof.* QR: ``M^T = U R`` gives ``M = R^T U^T``. Cholesky (``G`` positive definite):
+put ``U = M^T F^{-T}``; then ``U^T U = F^{-1} G F^{-T} = I`` and ``F U^T = M``. Rows
+split as ``W_K = K_red U^T``, ``W_Q = Q_red U^T``, so
+``L = W_K^T W_Q = U (K_red^T Q_red) U^T``. Completing ``U`` to an orthogonal
+``[U, U_perp]`` gives ``L = [U, U_perp] diag(L_red, 0) [U, U_perp]^T``, an orthogonal
+similarity; it commutes with transposition, so it carries ``S`` and ``T`` to the parts
+of ``L_red`` (``S_red = (L_red + L_red^T)/2``, ``T_red = (L_red - L_red^T)/2``). ∎
+
+**Claim 2 (blocks).** *Write* ``K_red = [A, 0]`` *and* ``Q_red = [B, C]`` *with*
+``A, B, C`` *of size* ``n x n``, *and put* ``X = A^T B``, ``Y = A^T C``, ``D = X - X^T``.
+*Then*
+
+.. math::
+
+    L_{red} = \begin{pmatrix} X & Y \\ 0 & 0 \end{pmatrix}, \quad
+    2 S_{red} = \begin{pmatrix} X + X^T & Y \\ Y^T & 0 \end{pmatrix}
+              = F^T \mathcal{J} F, \quad
+    2 T_{red} = \begin{pmatrix} D & Y \\ -Y^T & 0 \end{pmatrix}
+              = F^T \mathcal{J}' F,
+
+*with* ``J = [[0, I], [I, 0]]`` *and the skew swap* ``J' = [[0, I], [-I, 0]]``, *and*
+
+1. *the nonzero spectrum of* ``S`` *is that of* ``S_red`` *(one symmetric* ``2n x 2n``
+   *eigenproblem), equal to that of* ``J G / 2`` *(Lemma 10);*
+2. *the singular values of* ``T`` *are the square roots of the eigenvalues of*
+   ``T_red^T T_red = (1/4) [[D^T D + Y Y^T, D^T Y], [Y^T D, Y^T Y]]``, *each twice
+   (``T_red`` is real skew);*
+3. *the nonzero singular values of* ``L`` *are the square roots of the eigenvalues of*
+   ``X X^T + Y Y^T = A^T (W_Q W_Q^T) A`` *(n x n);*
+4. *the nonzero eigenvalues of* ``L`` *are those of* ``X`` *(n x n), i.e. of*
+   ``W_Q W_K^T = B A^T``;
+5. ``|L|^2 = <W_K W_K^T, W_Q W_Q^T>``, ``tr L = tr(W_Q W_K^T)`` *and*
+   ``tr L^2 = tr((W_Q W_K^T)^2)``, *read off the blocks of* ``G``.
+
+*Proof.* ``L_red = K_red^T Q_red = [A^T; 0] [B, C]``, which gives ``L_red`` and its
+parts; ``F^T J F = K_red^T Q_red + Q_red^T K_red = 2 S_red`` and
+``F^T J' F = K_red^T Q_red - Q_red^T K_red = 2 T_red``. (1) by Claim 1, and
+``F^T J F`` has the nonzero spectrum of ``J F F^T = J G``. (2) A real skew matrix is
+normal with eigenvalues ``±iσ``, so its singular values are the ``σ``, each twice;
+multiply out ``(2T_red)^T (2T_red)``. (3) The nonzero rows of ``L_red`` are
+``[X, Y] = A^T Q_red``, and ``Q_red Q_red^T = Q_red U^T U Q_red^T = W_Q W_Q^T``.
+(4) ``L_red`` is block upper triangular with diagonal blocks ``X`` and ``0``;
+``A^T B`` and ``B A^T = Q_red K_red^T = W_Q W_K^T`` have the same eigenvalues.
+(5) ``|K^T Q|^2 = tr(Q^T K K^T Q) = <K K^T, Q Q^T>``, ``tr(K^T Q) = tr(Q K^T)``
+and ``tr((K^T Q)^2) = tr((Q K^T)^2)``. ∎
+
+So one factorization serves every quantity: per head, one Cholesky (or QR), and only
+the eigenproblems a caller asks for (``want``): one symmetric ``2n`` for ``S``, one
+symmetric ``2n`` for ``T``, one symmetric ``n`` for the singular values of ``L``, one
+general ``n`` for the eigenvalues of ``L``; the products feeding them are ``n x n``
+blocks. ``tests/test_gram.py`` checks each item against dense ``N x N`` computations.
+
+Examples
+--------
+>>> import numpy as np
+>>> from qkforms.gram import head_spectra
+>>> rng = np.random.default_rng(0)
+>>> Q, K = rng.standard_normal((2, 3, 10))
+>>> sp = head_spectra(Q[None], K[None])
+>>> L = K.T @ Q
+>>> bool(np.allclose(sp.sv_L_sq[0], np.linalg.svd(L, compute_uv=False)[:3] ** 2))
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from qkforms._validate import as_float_array
+from qkforms.errors import ShapeError
+from qkforms.parts import Energies, energies_from_norm_and_trace
+from qkforms.tolerances import PIVOT_LIMIT
+
+__all__ = [
+    "SPECTRA",
+    "LayerSpectra",
+    "gram_energies",
+    "head_spectra",
+    "layer_gram",
+    "layer_spectra",
+    "qr_factor",
+    "spectra_from_factor",
+    "stack",
+    "stacked_rank",
+]
+
+#: the spectra the engine can compute (each costs one eigenproblem per head)
+SPECTRA: tuple[str, ...] = ("eig_S", "sv_T", "sv_L_sq", "abs_eig_L")
+
+Array = NDArray[np.float64]
+
+
+@dataclass
+class LayerSpectra:
+    """Spectra and energies of a batch of heads (the query heads of a layer).
+
+    Rows of failed heads (``ok`` False) hold NaN and carry a reason in ``error``;
+    spectra not asked for (``want``) are NaN too.
+
+    Attributes
+    ----------
+    ok : ndarray of bool, shape (h,)
+    error : list of (str or None)
+    eig_S : ndarray, shape (h, 2n)
+        Eigenvalues of the symmetric part of ``L_red``, decreasing (the nonzero
+        spectrum of ``S`` on ``R^N``, padded with zeros when ``M`` is not onto).
+    norm_sq, skew_sq, trace : ndarray, shape (h,)
+        ``|L|^2`` (sum of squared entries), ``|T|^2`` and ``tr L``.
+    sv_L_sq : ndarray, shape (h, n)
+        Squared singular values of ``L`` (its nonzero ones), decreasing.
+    sv_T : ndarray, shape (h, n)
+        The n distinct singular values of ``T`` (each occurs twice), decreasing.
+    abs_eig_L : ndarray, shape (h, n)
+        Moduli of the eigenvalues of the n x n matrix ``W_Q W_K^T`` (the nonzero
+        eigenvalues of ``L``), decreasing.
+    Q_red, K_red : ndarray, shape (h, n, 2n), or None
+        Reduced factors with ``L_red = K_red^T Q_red`` (kept on request).
+
+    Examples
+    --------
+    >>> sp = LayerSpectra.failed(2, 3, "unreadable")
+    >>> sp.eig_S.shape, sp.error
+    ((2, 6), ['unreadable', 'unreadable'])
+    >>> [f for f, w in LayerSpectra.widths().items() if w == 0]
+    ['norm_sq', 'skew_sq', 'trace']
+    """
+
+    ok: NDArray[np.bool_]
+    error: list[str | None]
+    eig_S: Array = field(metadata={"width": 2})
+    norm_sq: Array = field(metadata={"width": 0})
+    skew_sq: Array = field(metadata={"width": 0})
+    trace: Array = field(metadata={"width": 0})
+    sv_L_sq: Array = field(metadata={"width": 1})
+    sv_T: Array = field(metadata={"width": 1})
+    abs_eig_L: Array = field(metadata={"width": 1})
+    Q_red: Array | None = field(default=None, metadata={"factor": True})
+    K_red: Array | None = field(default=None, metadata={"factor": True})
+
+    @staticmethod
+    def widths() -> dict[str, int]:
+        """Width of each numeric per-head field in units of n (0: one number per head)."""
+        return {f.name: f.metadata["width"] for f in dataclasses.fields(LayerSpectra)
+                if "width" in f.metadata}
+
+    @staticmethod
+    def factor_fields() -> tuple[str, ...]:
+        """The optional reduced-factor fields (``Q_red``, ``K_red``)."""
+        return tuple(f.name for f in dataclasses.fields(LayerSpectra)
+                     if f.metadata.get("factor"))
+
+    @classmethod
+    def failed(cls, h: int, n: int, reason: str, *, keep_factors: bool = False) -> LayerSpectra:
+        """``h`` heads that all failed for ``reason`` (every number NaN)."""
+        nums = {k: np.full((h,) if w == 0 else (h, w * n), np.nan)
+                for k, w in cls.widths().items()}
+        facs = {k: np.full((h, n, 2 * n), np.nan) if keep_factors else None
+                for k in cls.factor_fields()}
+        return cls(ok=np.zeros(h, dtype=bool), error=[reason] * h, **nums, **facs)
+
+    @classmethod
+    def concat(cls, parts: Sequence[LayerSpectra]) -> LayerSpectra:
+        """The heads of several batches, in order (same n and factor choice).
+
+        Examples
+        --------
+        >>> a = LayerSpectra.failed(1, 2, "x"); b = LayerSpectra.failed(2, 2, "y")
+        >>> LayerSpectra.concat([a, b]).error
+        ['x', 'y', 'y']
+        """
+        merged: dict[str, object] = {"error": [e for p in parts for e in p.error]}
+        for f in dataclasses.fields(cls):
+            if f.name == "error":
+                continue
+            vals = [getattr(p, f.name) for p in parts]
+            merged[f.name] = None if vals[0] is None else np.concatenate(vals)
+        return cls(**merged)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def stack(W_Q: Array, W_K: Array) -> Array:
+    """The stacked matrix ``M = [W_K; W_Q]`` (keys first), batched over leading axes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> stack(np.ones((1, 2)), np.zeros((1, 2))).tolist()
+    [[0.0, 0.0], [1.0, 1.0]]
+    """
+    return np.concatenate([W_K, W_Q], axis=-2)
+
+
+def stacked_rank(W_Q: Array, W_K: Array, *, rtol: float | None = None) -> int:
+    """Numerical rank of ``M = [W_K; W_Q]`` (singular values, ``numpy.linalg.matrix_rank``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> stacked_rank(np.eye(2, 5), np.eye(2, 5)), stacked_rank(np.eye(2, 5), np.eye(2, 5, 2))
+    (2, 4)
+    """
+    M = stack(np.asarray(W_Q, dtype=np.float64), np.asarray(W_K, dtype=np.float64))
+    return int(np.linalg.matrix_rank(M, rtol=rtol))
+
+
+def _check_layer(W_Q: Array, W_K: Array, kv_index: NDArray[np.int64]) -> tuple[int, int, int, int]:
+    if W_Q.ndim != 3 or W_K.ndim != 3:
+        raise ShapeError(
+            f"layer weights must be W_Q (n_q, n, N) and W_K (n_kv, n, N); "
+            f"got shapes {W_Q.shape} and {W_K.shape}"
+        )
+    n_q, n, N = W_Q.shape
+    n_kv = W_K.shape[0]
+    if W_K.shape[1:] != (n, N):
+        raise ShapeError(f"W_K heads have shape {W_K.shape[1:]}, W_Q heads {(n, N)}")
+    if kv_index.shape != (n_q,):
+        raise ShapeError(f"kv_index must have shape ({n_q},), got {kv_index.shape}")
+    if n_q and (kv_index.min() < 0 or kv_index.max() >= n_kv):
+        raise ShapeError(f"kv_index must lie in [0, {n_kv}), got {kv_index.tolist()}")
+    return n_q, n_kv, n, N
+
+
+# --------------------------------------------------------------------------- Gram blocks
+
+
+def layer_gram(W_Q: Array, W_K: Array, kv_index: ArrayLike) -> Array:
+    """Gram matrices ``G_h = M_h M_h^T`` of the stacked maps ``M_h = [W_K[g]; W_Q[h]]``.
+
+    The key block ``W_K W_K^T`` is computed once per key head and ``Q_h K_g^T`` once
+    per key group (one matrix product for the query heads of a group).
+
+    Parameters
+    ----------
+    W_Q : ndarray, shape (n_q, n, N)
+    W_K : ndarray, shape (n_kv, n, N)
+    kv_index : array_like of int, shape (n_q,)
+        Key head of each query head.
+
+    Returns
+    -------
+    ndarray, shape (n_q, 2n, 2n)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms.gram import layer_gram
+    >>> rng = np.random.default_rng(1)
+    >>> Q, K = rng.standard_normal((3, 2, 5)), rng.standard_normal((1, 2, 5))
+    >>> G = layer_gram(Q, K, np.zeros(3, dtype=int))
+    >>> M = np.vstack([K[0], Q[2]])
+    >>> bool(np.allclose(G[2], M @ M.T))
+    True
+    """
+    kv = np.asarray(kv_index, dtype=np.int64)
+    n_q, n_kv, n, N = _check_layer(W_Q, W_K, kv)
+    dt = np.result_type(W_Q.dtype, np.float64)
+    G = np.empty((n_q, 2 * n, 2 * n), dtype=dt)
+    used, where = np.unique(kv, return_inverse=True)  # key heads of these query heads only
+    WK = W_K[used] if used.size < n_kv else W_K
+    G[:, :n, :n] = np.matmul(WK, np.swapaxes(WK, 1, 2))[where]
+    G[:, n:, n:] = np.matmul(W_Q, np.swapaxes(W_Q, 1, 2))
+    if n_q == n_kv and np.array_equal(kv, np.arange(n_q)):  # one key head per query head
+        QKt = np.matmul(W_Q, np.swapaxes(W_K, 1, 2))
+        G[:, n:, :n] = QKt
+        G[:, :n, n:] = np.swapaxes(QKt, 1, 2)
+        return G
+    for g in np.unique(kv):
+        hs = np.flatnonzero(kv == g)
+        if np.all(np.diff(hs) == 1):
+            block = W_Q[hs[0] : hs[-1] + 1]  # a view: no copy for the usual GQA layout
+        else:
+            block = W_Q[hs]
+        QKt = (block.reshape(-1, N) @ W_K[g].T).reshape(hs.size, n, n)  # Q_h K_g^T
+        G[hs, n:, :n] = QKt
+        G[hs, :n, n:] = np.swapaxes(QKt, 1, 2)
+    return G
+
+
+def gram_energies(G: Array, n: int) -> Energies:
+    """Lemma 5 energies of ``L = W_K^T W_Q`` from the blocks of ``G``; batched (Claim 2.5).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms import energies
+    >>> rng = np.random.default_rng(2)
+    >>> Q, K = rng.standard_normal((2, 3, 6))
+    >>> M = np.vstack([K, Q])
+    >>> bool(np.allclose(gram_energies(M @ M.T, 3), energies(K.T @ Q)))
+    True
+    """
+    kk, qq, qk = G[..., :n, :n], G[..., n:, n:], G[..., n:, :n]
+    norm_sq = np.sum(kk * qq, axis=(-2, -1))
+    trace_sq = np.sum(qk * np.swapaxes(qk, -1, -2), axis=(-2, -1))
+    return energies_from_norm_and_trace(norm_sq, trace_sq)
+
+
+# --------------------------------------------------------------------------- factors
+
+
+def qr_factor(M: Array, *, basis: bool = False) -> Array | tuple[Array, Array]:
+    """The factor ``F = R^T`` from the Householder QR ``M^T = U R``; batched.
+
+    Parameters
+    ----------
+    M : ndarray, shape (..., 2n, N)
+    basis : bool
+        Also return ``U`` (orthonormal columns spanning ``im W_K^T + im W_Q^T``).
+
+    Returns
+    -------
+    F : ndarray, shape (..., 2n, k), k = min(N, 2n)
+        Lower trapezoidal, ``F F^T = M M^T`` and ``M = F U^T``.
+    (U, F) when ``basis``; U has shape (..., N, k).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> M = np.random.default_rng(3).standard_normal((4, 9))
+    >>> U, F = qr_factor(M, basis=True)
+    >>> bool(np.allclose(F @ U.T, M)), bool(np.allclose(np.triu(F, 1), 0))
+    (True, True)
+    """
+    Mt = np.swapaxes(M, -1, -2)
+    if basis:
+        U, R = np.linalg.qr(Mt, mode="reduced")
+        return U, np.swapaxes(R, -1, -2)
+    return np.swapaxes(np.linalg.qr(Mt, mode="r"), -1, -2)
+
+
+def _padded(F: Array) -> Array:
+    """Pad a ``(2n, k)`` factor with zero columns to ``(2n, 2n)``."""
+    m, k = F.shape[-2:]
+    if k == m:
+        return F
+    out = np.zeros(F.shape[:-1] + (m,))
+    out[..., :k] = F
+    return out
+
+
+def _cholesky(G: Array) -> tuple[Array, NDArray[np.bool_]]:
+    """Cholesky factors and the mask of heads that pass the pivot rule."""
+    F = np.zeros_like(G, dtype=np.float64)
+    if not G.shape[0]:
+        return F, np.zeros(0, dtype=bool)
+    try:
+        F[:] = np.linalg.cholesky(G)
+        done = np.ones(G.shape[0], dtype=bool)
+    except np.linalg.LinAlgError:  # some head is not positive definite: one at a time
+        done = np.zeros(G.shape[0], dtype=bool)
+        for h in range(G.shape[0]):
+            try:
+                F[h] = np.linalg.cholesky(G[h])
+                done[h] = True
+            except np.linalg.LinAlgError:
+                pass
+    diag = np.diagonal(G, axis1=1, axis2=2)
+    piv = np.diagonal(F, axis1=1, axis2=2) ** 2
+    return F, done & (piv.min(axis=1) > PIVOT_LIMIT * diag.max(axis=1))
+
+
+def spectra_from_factor(F: Array, n: int, *, want: Collection[str] = SPECTRA) -> dict[str, Array]:
+    """The spectra of heads from their factors (Claim 2), batched.
+
+    Parameters
+    ----------
+    F : ndarray, shape (h, 2n, 2n)
+        Factors: ``F F^T = G`` and ``F[:, :n, n:] == 0`` (Cholesky, or padded QR).
+    n : int
+    want : collection of str
+        Which of :data:`SPECTRA` to compute.
+
+    Returns
+    -------
+    dict
+        The wanted entries of ``eig_S``, ``sv_T``, ``sv_L_sq``, ``abs_eig_L`` as in
+        :class:`LayerSpectra`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> F = np.eye(2)[None]                    # K_red = [1, 0], Q_red = [0, 1]
+    >>> out = spectra_from_factor(F, 1)        # L_red = [[0, 1], [0, 0]]
+    >>> out["eig_S"].tolist(), out["sv_T"].tolist(), out["sv_L_sq"].tolist()
+    ([[0.5, -0.5]], [[0.5]], [[1.0]])
+    """
+    unknown = set(want) - set(SPECTRA)
+    if unknown:
+        raise ValueError(f"unknown spectra {sorted(unknown)}; choose from {SPECTRA}")
+    At = np.swapaxes(F[:, :n, :n], 1, 2)
+    X = np.matmul(At, F[:, n:, :n])  # A^T B
+    Y = np.matmul(At, F[:, n:, n:])  # A^T C
+    Yt = np.swapaxes(Y, 1, 2)
+    h = F.shape[0]
+    out: dict[str, Array] = {}
+    if "eig_S" in want:
+        S = np.empty((h, 2 * n, 2 * n))
+        S[:, :n, :n] = 0.5 * (X + np.swapaxes(X, 1, 2))
+        S[:, :n, n:] = 0.5 * Y
+        S[:, n:, :n] = 0.5 * Yt
+        S[:, n:, n:] = 0.0
+        out["eig_S"] = np.ascontiguousarray(np.linalg.eigvalsh(S)[:, ::-1])
+    YYt = np.matmul(Y, Yt) if ("sv_T" in want or "sv_L_sq" in want) else None
+    if "sv_T" in want:
+        assert YYt is not None
+        D = X - np.swapaxes(X, 1, 2)
+        Dt = -D
+        TtT = np.empty((h, 2 * n, 2 * n))
+        TtT[:, :n, :n] = np.matmul(Dt, D) + YYt
+        TtT[:, :n, n:] = np.matmul(Dt, Y)
+        TtT[:, n:, :n] = np.swapaxes(TtT[:, :n, n:], 1, 2)
+        TtT[:, n:, n:] = np.matmul(Yt, Y)
+        # eigenvalues of (2T)^T (2T), each twice; relative accuracy of a value s is about
+        # eps * (s_max / s)^2 (1e-9 for the smallest ratio seen on SmolLM2)
+        lam = np.linalg.eigvalsh(TtT)[:, ::-1][:, ::2][:, :n]
+        out["sv_T"] = np.ascontiguousarray(0.5 * np.sqrt(np.clip(lam, 0.0, None)))
+    if "sv_L_sq" in want:
+        assert YYt is not None
+        sv2 = np.linalg.eigvalsh(np.matmul(X, np.swapaxes(X, 1, 2)) + YYt)[:, ::-1]
+        out["sv_L_sq"] = np.ascontiguousarray(np.clip(sv2, 0.0, None))
+    if "abs_eig_L" in want:
+        out["abs_eig_L"] = -np.sort(-np.abs(np.linalg.eigvals(X)), axis=1)
+    return out
+
+
+# --------------------------------------------------------------------------- spectra
+
+
+def layer_spectra(
+    W_Q: Array,
+    W_K: Array,
+    kv_index: ArrayLike,
+    *,
+    keep_factors: bool = False,
+    want: Collection[str] = SPECTRA,
+    degenerate: Literal["fail", "keep"] = "fail",
+) -> LayerSpectra:
+    """Spectra of every query head of a layer (batched Gram route, THEORY §7.2-7.3).
+
+    Parameters
+    ----------
+    W_Q : ndarray, shape (n_q, n, N)
+    W_K : ndarray, shape (n_kv, n, N)
+    kv_index : array_like of int, shape (n_q,)
+        Key/value head used by each query head (GQA).
+    keep_factors : bool
+        Also return ``Q_red`` and ``K_red`` (n x 2n per head) for RoPE relative forms.
+    want : collection of str
+        Which of :data:`SPECTRA` to compute (the others are NaN).
+    degenerate : {"fail", "keep"}
+        What to do with a head whose stacked map is not onto (rank test on the heads
+        the pivot rule sends to QR): fail it with a reason (the survey), or compute it
+        through QR like any other (the core).
+
+    Returns
+    -------
+    LayerSpectra
+        Heads with NaN/Inf weights are failed in either mode.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms import gram_spectrum
+    >>> from qkforms.gram import layer_spectra
+    >>> rng = np.random.default_rng(3)
+    >>> Q, K = rng.standard_normal((4, 3, 10)), rng.standard_normal((2, 3, 10))
+    >>> kv = np.array([0, 0, 1, 1])
+    >>> sp = layer_spectra(Q, K, kv)
+    >>> bool(np.allclose(sp.eig_S, gram_spectrum(Q, K[kv])))
+    True
+    >>> Q[1, 0, 0] = np.nan
+    >>> layer_spectra(Q, K, kv).error[1]
+    'non-finite values (NaN or inf) in W_Q or W_K'
+    """
+    kv = np.asarray(kv_index, dtype=np.int64)
+    n_q, _, n, _ = _check_layer(W_Q, W_K, kv)
+    G = layer_gram(W_Q, W_K, kv)
+    ok = np.isfinite(G).all(axis=(1, 2))
+    error: list[str | None] = [
+        None if good else "non-finite values (NaN or inf) in W_Q or W_K" for good in ok
+    ]
+    F = np.zeros_like(G, dtype=np.float64)
+    fine = np.flatnonzero(ok)
+    F[fine], well = _cholesky(G[fine])
+    for h in fine[~well]:  # the one fallback rule: QR of M^T
+        g = int(kv[h])
+        if degenerate == "fail":
+            rank = stacked_rank(W_Q[h], W_K[g])
+            if rank < 2 * n:
+                ok[h] = False
+                error[h] = (f"stacked map [W_K; W_Q] is not surjective (rank {rank} < 2n = "
+                            f"{2 * n}); Theorem 3 does not apply")
+                continue
+        F[h] = _padded(qr_factor(stack(W_Q[h], W_K[g]).astype(np.float64)))  # type: ignore[arg-type]
+    good = np.flatnonzero(ok)
+    out = LayerSpectra.failed(n_q, n, "", keep_factors=keep_factors)
+    out.ok, out.error = ok, error
+    if good.size:
+        e = gram_energies(G[good], n)
+        out.norm_sq[good] = e.norm_sq
+        out.skew_sq[good] = e.skew_sq
+        out.trace[good] = np.trace(G[good][:, n:, :n], axis1=1, axis2=2)
+        for key, value in spectra_from_factor(F[good], n, want=want).items():
+            getattr(out, key)[good] = value
+        if keep_factors:
+            assert out.Q_red is not None and out.K_red is not None
+            out.Q_red[good] = F[good][:, n:, :]
+            out.K_red[good] = F[good][:, :n, :]
+    return out
+
+
+def head_spectra(W_Q: ArrayLike, W_K: ArrayLike, *,
+                 want: Collection[str] = SPECTRA) -> LayerSpectra:
+    """Spectra of independent heads (each with its own keys), batched over one axis.
+
+    Non-surjective heads go through QR like the others (``degenerate="keep"``).
+
+    Parameters
+    ----------
+    W_Q, W_K : array_like, shape (h, n, N)
+        Finite (raises :class:`~qkforms.errors.NonFiniteError` otherwise).
+    want : collection of str
+        Which of :data:`SPECTRA` to compute.
+
+    Returns
+    -------
+    LayerSpectra
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> sp = head_spectra(np.eye(2, 6)[None], np.eye(2, 6)[None], want=("eig_S",))
+    >>> sp.eig_S.round(12).tolist(), bool(np.isnan(sp.sv_T).all())
+    ([[1.0, 1.0, 0.0, 0.0]], True)
+    """
+    q = as_float_array(W_Q, "W_Q", min_ndim=3)
+    k = as_float_array(W_K, "W_K", min_ndim=3)
+    if q.shape != k.shape or q.ndim != 3:
+        raise ShapeError(f"W_Q and W_K must both have shape (h, n, N); got {q.shape} and "
+                         f"{k.shape}")
+    return layer_spectra(q, k, np.arange(q.shape[0]), want=want, degenerate="keep")

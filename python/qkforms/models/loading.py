@@ -1,0 +1,263 @@
+"""Opening a checkpoint: format dispatch, header checks, and assembly of a :class:`Model`.
+
+:func:`load` resolves the source (:mod:`qkforms.models.sources`), picks the backend
+by format (a Hugging Face directory of safetensors, single or sharded; a GGUF file;
+pickle checkpoints only when allowed), reads the config into an
+:class:`~qkforms.models.config.ArchSpec`, and checks every layer's q/k tensors
+(presence, shapes) against it before any weight is read.
+
+Examples
+--------
+>>> from qkforms.models.loading import load
+>>> load("minilm").info.architecture
+'bert'
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from qkforms.errors import (
+    CheckpointError,
+    MissingTensorError,
+    UnsafeFormatError,
+)
+from qkforms.models.config import ArchSpec
+from qkforms.models.layouts import Layout
+from qkforms.models.model import Model, TensorStore
+from qkforms.models.records import ModelInfo
+from qkforms.models.sources import resolve, source_files
+
+__all__ = ["load"]
+
+
+def _refuse_pickle(paths: list[str]) -> None:
+    raise UnsafeFormatError(
+        f"refusing pickle checkpoint {', '.join(os.path.basename(p) for p in paths)}: "
+        "unpickling can execute arbitrary code. Convert it to safetensors, or pass "
+        "allow_pickle=True to read it with torch.load(weights_only=True) if you trust it.")
+
+
+def load(source: str | os.PathLike[str], *, name: str | None = None,
+         allow_pickle: bool = False, checksum: bool = True,
+         download: bool = False) -> Model:
+    """Open a checkpoint for streaming its per-head query/key maps.
+
+    Parameters
+    ----------
+    source
+        A Hugging Face model directory (``config.json`` + ``*.safetensors``, optionally
+        sharded with ``model.safetensors.index.json``), its ``config.json``, a ``.gguf``
+        file (llama architecture), a short name (``"smollm2"``, ``"minilm"``; see
+        :mod:`qkforms.models.registry`) or a hub id (``"org/model"``; needs
+        ``huggingface_hub``, read from the local cache unless ``download=True``).
+    name
+        Display name for :attr:`ModelInfo.name` (default: from the checkpoint).
+    allow_pickle
+        Read ``pytorch_model.bin``-style checkpoints with
+        ``torch.load(weights_only=True)`` when no safetensors exist. Default: refuse.
+    checksum
+        Compute the sha256 of every file read (streamed, 1 MiB at a time).
+    download
+        Allow fetching a hub id over the network.
+
+    Returns
+    -------
+    Model
+        Headers are validated against the config for every layer (tensor presence and
+        shapes); no weights are read yet.
+
+    Raises
+    ------
+    ModelNotFoundError
+        The source does not exist (a :class:`~qkforms.errors.CheckpointError`).
+    CheckpointError
+        Malformed/truncated files, shapes inconsistent with the config.
+    MissingTensorError
+        A q/k tensor the architecture needs is absent (names tensor and files).
+    UnsupportedArchitectureError
+        Unknown architectures, and models that normalize queries/keys.
+    UnsafeFormatError
+        Pickle-only checkpoints without ``allow_pickle=True``.
+
+    Examples
+    --------
+    >>> import qkforms.models as qm
+    >>> try:
+    ...     qm.load("/no/such/checkpoint")
+    ... except qm.ModelNotFoundError as exc:
+    ...     print(type(exc).__mro__[1].__name__)
+    CheckpointError
+    """
+    path, display = resolve(source, download)
+    name = name or display
+    if os.path.isdir(path):
+        return _load_directory(path, name=name, allow_pickle=allow_pickle, checksum=checksum)
+    suffix = Path(path).suffix.lower()
+    if suffix == ".gguf":
+        return _load_gguf(path, name=name, checksum=checksum)
+    if Path(path).name == "config.json" or suffix == ".safetensors":
+        return _load_directory(os.path.dirname(os.path.abspath(path)), name=name,
+                               allow_pickle=allow_pickle, checksum=checksum)
+    if suffix in _pickle_suffixes():
+        if not allow_pickle:
+            _refuse_pickle([path])
+        return _load_directory(os.path.dirname(os.path.abspath(path)), name=name,
+                               allow_pickle=True, checksum=checksum, only=[path])
+    with open(path, "rb") as f:
+        magic = f.read(4)
+    if magic == b"GGUF":
+        return _load_gguf(path, name=name, checksum=checksum)
+    raise CheckpointError(f"{path}: unrecognised checkpoint file (expected a model "
+                          "directory, config.json, .safetensors or .gguf)")
+
+
+def _pickle_suffixes() -> tuple[str, ...]:
+    from qkforms.models.torchbin import PICKLE_SUFFIXES
+
+    return PICKLE_SUFFIXES
+
+
+def _read_index(path: str) -> dict[str, str]:
+    try:
+        with open(path, encoding="utf-8") as f:
+            index = json.load(f)
+        weight_map = index["weight_map"]
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise CheckpointError(f"{path}: not a valid shard index ({exc})") from exc
+    if not isinstance(weight_map, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in weight_map.items()):
+        raise CheckpointError(f"{path}: weight_map must map tensor names to file names")
+    return weight_map
+
+
+def _load_directory(directory: str, *, name: str | None, allow_pickle: bool,
+                    checksum: bool, only: list[str] | None = None) -> Model:
+    from qkforms.models.config import read_config, refuse_qk_norm, spec_from_config
+    from qkforms.models.layouts import layout_for_model_type
+
+    cfg_path = os.path.join(directory, "config.json")
+    entries = sorted(os.listdir(directory))
+    if not os.path.isfile(cfg_path):
+        ggufs = [e for e in entries if e.lower().endswith(".gguf")]
+        if len(ggufs) == 1 and only is None:
+            return _load_gguf(os.path.join(directory, ggufs[0]), name=name, checksum=checksum)
+        raise CheckpointError(f"{directory}: no config.json (a Hugging Face model directory "
+                              "needs config.json next to its weights)")
+    cfg = read_config(cfg_path)
+    spec = spec_from_config(cfg)
+    layout = layout_for_model_type(spec.architecture)
+    meta_files = [cfg_path]
+    store: TensorStore
+    fmt = "safetensors"
+    index = os.path.join(directory, "model.safetensors.index.json")
+    if only is None and os.path.isfile(index):
+        from qkforms.models.safetensors import SafetensorsStore
+
+        weight_map = _read_index(index)
+        shards = sorted(set(weight_map.values()))
+        paths = [os.path.join(directory, s) for s in shards]
+        for p in paths:
+            if not os.path.isfile(p):
+                raise CheckpointError(f"{index}: shard {os.path.basename(p)!r} is missing")
+        store = SafetensorsStore(paths, weight_map)
+        meta_files.append(index)
+    elif only is None and any(e.endswith(".safetensors") for e in entries):
+        from qkforms.models.safetensors import SafetensorsStore
+
+        single = os.path.join(directory, "model.safetensors")
+        named = [e for e in entries if e.startswith("model") and e.endswith(".safetensors")]
+        paths = ([single] if os.path.isfile(single) else
+                 [os.path.join(directory, e) for e in named or entries
+                  if e.endswith(".safetensors")])
+        store = SafetensorsStore(paths)
+    else:
+        suffixes = _pickle_suffixes()
+        pickles = only or [os.path.join(directory, e) for e in entries
+                           if e.endswith(suffixes) and "training_args" not in e]
+        if not pickles:
+            raise CheckpointError(f"{directory}: no weights found (expected *.safetensors, "
+                                  "a shard index, or a .gguf file)")
+        if not allow_pickle:
+            _refuse_pickle(pickles)
+        from qkforms.models.torchbin import TorchBinStore
+
+        weight_map = None
+        bin_index = os.path.join(directory, "pytorch_model.bin.index.json")
+        if only is None and os.path.isfile(bin_index):
+            weight_map = _read_index(bin_index)
+            pickles = [os.path.join(directory, s) for s in sorted(set(weight_map.values()))]
+            meta_files.append(bin_index)
+        store = TorchBinStore(pickles, weight_map)
+        paths = pickles
+        fmt = "pickle"
+    try:
+        refuse_qk_norm(cfg, store.names)
+        display = name or str(cfg.get("_name_or_path") or "") or os.path.basename(
+            os.path.abspath(directory))
+        return _assemble(display, spec, layout, store, [*meta_files, *paths], fmt, checksum)
+    except BaseException:
+        store.close()
+        raise
+
+
+def _load_gguf(path: str, *, name: str | None, checksum: bool) -> Model:
+    from qkforms.models.ggufio import GGUFStore, spec_from_gguf
+    from qkforms.models.layouts.llama import GGUF_LAYOUT
+
+    store = GGUFStore(path)
+    try:
+        spec = spec_from_gguf(store.metadata, store.names)
+        display = name or str(store.metadata.get("general.name") or Path(path).stem)
+        return _assemble(display, spec, GGUF_LAYOUT, store, [path], "gguf", checksum)
+    except BaseException:
+        store.close()
+        raise
+
+
+def _find_prefix(store: TensorStore, anchor: str, files: list[str]) -> str:
+    """The prefix (``""``, ``"model."``, ``"transformer."``, ...) of the layer tensors."""
+    if anchor in store:
+        return ""
+    hits = [t[: -len(anchor)] for t in store.names
+            if t.endswith("." + anchor)]
+    if not hits:
+        where = ", ".join(os.path.basename(f) for f in files)
+        raise MissingTensorError(f"tensor {anchor!r} (with any prefix) is missing from "
+                                 f"{where}: the checkpoint does not hold the query map of "
+                                 "layer 0 where this architecture keeps it")
+    return min(hits, key=len)
+
+
+def _assemble(display: str, spec: ArchSpec, layout: Layout, store: TensorStore,
+              files: list[str], fmt: str, checksum: bool) -> Model:
+    """Check every layer's q/k tensors against the config; build the Model."""
+    weight_files = files[-1:] if fmt == "gguf" else files
+    prefix = _find_prefix(store, layout.requests(spec, 0)[0].name, weight_files)
+    plan: list[dict[str, str]] = []
+    dtypes: set[str] = set()
+    for layer in range(spec.n_layers):
+        roles: dict[str, str] = {}
+        for req in layout.requests(spec, layer):
+            full = prefix + req.name
+            if full not in store:
+                where = ", ".join(os.path.basename(f) for f in weight_files
+                                  if not f.endswith(".json"))
+                raise MissingTensorError(f"tensor {full!r} (layer {layer} {req.role}) is "
+                                         f"missing from {where}")
+            shape = tuple(store.shape(full))
+            if shape != tuple(req.shape):
+                raise CheckpointError(
+                    f"tensor {full!r} in {os.path.basename(store.file_of(full))} has shape "
+                    f"{shape}, but the config ({spec.architecture}: N={spec.N}, "
+                    f"{spec.n_q} query / {spec.n_kv} key heads of dimension {spec.n}) "
+                    f"implies {tuple(req.shape)}")
+            roles[req.role] = full
+            if not req.role.endswith("bias"):
+                dtypes.add(store.dtype(full))
+        plan.append(roles)
+    info = ModelInfo(name=display, spec=spec, dtype=",".join(sorted(dtypes)),
+                     files=source_files(files, checksum), format=fmt)
+    return Model(info, layout, store, plan)

@@ -1,0 +1,204 @@
+"""An opened checkpoint: :class:`Model` streams the query/key maps one layer at a time.
+
+A :class:`Model` is made by :func:`qkforms.models.load` from a :class:`TensorStore` (the
+file backend: safetensors, GGUF or pickle), the :class:`~qkforms.models.layouts.Layout`
+of its architecture and the plan of tensor names per layer checked at load time.
+:meth:`Model.layer` reads one layer's q/k tensors, lets the layout cut them into heads
+and checks them for NaN/Inf; :meth:`Model.norm_weight` reads the gain of the norm that
+feeds a layer's attention, at the tensor name its layout gives.
+
+Examples
+--------
+>>> import qkforms.models as qm
+>>> with qm.load("minilm") as model:
+...     model.tensor_names(0)["q"]
+'encoder.layer.0.attention.self.query.weight'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Protocol
+
+import numpy as np
+
+from qkforms.errors import CheckpointError, NonFiniteError, UnsupportedArchitectureError
+from qkforms.models.layouts import Layout, QKArrays, norm_supported_model_types
+from qkforms.models.records import HeadWeights, LayerWeights, ModelInfo
+
+__all__ = ["Model", "TensorStore"]
+
+
+class TensorStore(Protocol):
+    """What a checkpoint backend provides (safetensors, GGUF, pickle).
+
+    Examples
+    --------
+    >>> from qkforms.models.safetensors import SafetensorsStore
+    >>> all(hasattr(SafetensorsStore, m) for m in ("read", "shape", "dtype", "file_of"))
+    True
+    """
+
+    @property
+    def names(self) -> list[str]: ...
+
+    def __contains__(self, name: object) -> bool: ...
+
+    def shape(self, name: str) -> tuple[int, ...]: ...
+
+    def dtype(self, name: str) -> str: ...
+
+    def read(self, name: str) -> np.ndarray: ...
+
+    def file_of(self, name: str) -> str: ...
+
+    def close(self) -> None: ...
+
+
+class Model:
+    """A checkpoint opened for streaming its query/key maps.
+
+    Create with :func:`load`. ``info`` describes the model; :meth:`layers` and
+    :meth:`heads` are generators that read one layer's q/k tensors per step.
+
+    Examples
+    --------
+    >>> import qkforms.models as qm
+    >>> with qm.load("minilm") as model:
+    ...     layer = next(model.layers())
+    ...     layer.W_Q.shape, layer.W_K.shape
+    ((12, 32, 384), (12, 32, 384))
+    """
+
+    def __init__(self, info: ModelInfo, layout: Layout, store: TensorStore,
+                 plan: list[dict[str, str]]) -> None:
+        self.info = info
+        self._layout = layout
+        self._store = store
+        self._plan = plan
+
+    def __repr__(self) -> str:
+        i = self.info
+        return (f"Model({i.name!r}, {i.architecture}, layers={i.n_layers}, "
+                f"heads={i.n_q}/{i.n_kv}, N={i.N}, n={i.n}, {i.format})")
+
+    def tensor_names(self, layer: int) -> dict[str, str]:
+        """The checkpoint tensors (by role) that hold the q/k maps of ``layer``."""
+        return dict(self._plan[self._check_layer(layer)])
+
+    def _check_layer(self, layer: int) -> int:
+        if not 0 <= int(layer) < self.info.n_layers:
+            raise IndexError(f"layer {layer} out of range (model has {self.info.n_layers})")
+        return int(layer)
+
+    def layer(self, layer: int, *, check_finite: bool = True) -> LayerWeights:
+        """Read, cut and check the q/k maps of one layer.
+
+        Parameters
+        ----------
+        layer : int
+        check_finite : bool
+            With False, NaN/Inf weights are returned as they are (so that a caller
+            can fail the affected heads one by one instead of the whole layer).
+
+        Raises
+        ------
+        NonFiniteError
+            If ``check_finite`` and a query/key weight or bias of the layer is NaN or
+            infinite (naming the layer, the head and the tensor).
+        """
+        layer = self._check_layer(layer)
+        spec = self.info.spec
+        names = self._plan[layer]
+        arrays = {role: self._store.read(name) for role, name in names.items()}
+        qk = self._layout.split(spec, arrays)
+        kv_index = np.arange(spec.n_q) // spec.kv_group
+        if check_finite:
+            _check_finite(self.info.name, layer, qk, kv_index, names)
+        out = []
+        for arr in (qk.W_Q, qk.W_K, qk.b_Q, qk.b_K):
+            if arr is not None:
+                arr = np.ascontiguousarray(arr, dtype=np.float64)
+                arr.setflags(write=False)
+            out.append(arr)
+        kv_index.setflags(write=False)
+        return LayerWeights(layer, out[0], out[1], out[2], out[3], kv_index)
+
+    def norm_weight(self, layer: int) -> np.ndarray:
+        """The gain ``gamma`` (shape ``(N,)``) of the norm feeding ``layer``'s attention.
+
+        Folding it into the q/k maps (``W <- W diag(gamma)``) is a congruence of the
+        form: the signature is kept, the profile changes.
+
+        Raises
+        ------
+        UnsupportedArchitectureError
+            When the architecture's norm placement is not known (e.g. OPT, whose
+            pre/post-norm order depends on the checkpoint) or the tensor is absent.
+        """
+        layer = self._check_layer(layer)
+        info = self.info
+        want = self._layout.norm_tensor(info.spec, layer)
+        if want is None:
+            raise UnsupportedArchitectureError(
+                f"the norm before the attention of {info.architecture!r} models is not "
+                f"known (supported: {', '.join(norm_supported_model_types())}, llama GGUF)"
+            )
+        hits = [t for t in self._store.names if t == want or t.endswith("." + want)]
+        if len(hits) != 1:
+            raise UnsupportedArchitectureError(
+                f"{info.name}: norm tensor {want!r} "
+                f"{'not found' if not hits else 'ambiguous'} in the checkpoint"
+            )
+        gamma = np.asarray(self._store.read(hits[0]), dtype=np.float64).reshape(-1)
+        if gamma.shape != (info.N,):
+            raise CheckpointError(
+                f"{info.name}: norm tensor {hits[0]!r} has shape {gamma.shape}, "
+                f"expected ({info.N},)"
+            )
+        return gamma
+
+    def layers(self, layers: Iterable[int] | None = None) -> Iterator[LayerWeights]:
+        """Yield :class:`LayerWeights` one layer at a time (all layers by default)."""
+        chosen = range(self.info.n_layers) if layers is None else layers
+        for layer in chosen:
+            yield self.layer(layer)
+
+    def heads(self, layers: Iterable[int] | None = None) -> Iterator[HeadWeights]:
+        """Yield :class:`HeadWeights` for every (layer, query head), layer by layer."""
+        for lw in self.layers(layers):
+            yield from lw.heads()
+
+    def close(self) -> None:
+        """Close the checkpoint files."""
+        self._store.close()
+
+    def __enter__(self) -> Model:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _check_finite(model: str, layer: int, qk: QKArrays, kv_index: np.ndarray,
+                  names: dict[str, str]) -> None:
+    """Raise NonFiniteError naming the first head with a NaN/Inf weight or bias."""
+    checks = [("W_Q", qk.W_Q, "query", ("q", "qkv")), ("b_Q", qk.b_Q, "query",
+                                                         ("q_bias", "qkv_bias")),
+              ("W_K", qk.W_K, "key", ("k", "qkv")), ("b_K", qk.b_K, "key",
+                                                     ("k_bias", "qkv_bias"))]
+    for label, arr, side, roles in checks:
+        if arr is None:
+            continue
+        bad = ~np.isfinite(arr).reshape(arr.shape[0], -1).all(axis=1)
+        if bad.any():
+            h = int(np.flatnonzero(bad)[0])
+            count = int((~np.isfinite(arr[h])).sum())
+            tensor = next((names[r] for r in roles if r in names), "?")
+            if side == "query":
+                who = f"query head {h} (key head {int(kv_index[h])})"
+            else:
+                users = np.flatnonzero(kv_index == h).tolist()
+                who = f"key head {h} (used by query heads {users})"
+            raise NonFiniteError(f"{model}: layer {layer}, {who}: {label} has {count} "
+                                 f"non-finite (NaN/Inf) entries (tensor {tensor!r})")

@@ -1,0 +1,142 @@
+"""What a survey run records about itself: the resume fingerprint and ``manifest.json``.
+
+:func:`run_fingerprint` is written next to the per-layer parts (``run.json``) and must
+match for ``--resume`` to reuse them (:func:`check_resume`); :func:`manifest` is the
+``manifest.json`` of the whole run (``docs/survey.md``).
+
+Examples
+--------
+>>> from qkforms.survey.manifest import certification_text
+>>> certification_text(False, "auto") is None
+True
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from qkforms.errors import QKFormsError
+from qkforms.survey.store import PartStore
+from qkforms.tolerances import thresholds
+
+if TYPE_CHECKING:
+    from qkforms.models import Model, ModelInfo
+    from qkforms.survey.runner import SurveyOptions
+
+__all__ = ["ModelRun", "certification_text", "check_resume", "manifest", "run_fingerprint"]
+
+#: the ModelInfo facts written per model (besides files)
+_FACTS = ("name", "architecture", "n_layers", "N", "n", "n_q", "n_kv", "positional",
+          "rope_base", "rotary_fraction", "rope_scaling", "has_qk_bias", "dtype", "format",
+          "causal")
+
+
+@dataclass
+class ModelRun:
+    """How one model's layers were surveyed (what the manifest reports per model)."""
+
+    key: str
+    label: str
+    store: PartStore
+    layers: list[int]
+    resumed_layers: int
+    keep_factors: bool
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def run_fingerprint(info: ModelInfo, opts: SurveyOptions, source: str) -> dict[str, Any]:
+    """What the parts of a model were computed from (``run.json``)."""
+    from qkforms import __version__
+
+    return {
+        "source": source,
+        "name": info.name,
+        "files": [[f.path, f.sha256] for f in info.files],
+        "options": opts.fingerprint(),
+        "thresholds": thresholds(),
+        "version": __version__,
+    }
+
+
+def check_resume(store: PartStore, run: dict[str, Any]) -> None:
+    """Refuse to resume parts computed from other files, options, thresholds or version.
+
+    Raises
+    ------
+    QKFormsError
+        Naming what differs.
+    """
+    old = store.read_run()
+    if old is None:
+        return
+    keys = ("files", "options", "thresholds", "version")
+    diff = [k for k in keys if old.get(k) != run.get(k)]
+    if diff:
+        raise QKFormsError(
+            f"cannot resume {run['name']!r} in {store.dir}: the earlier run differs in "
+            f"{', '.join(diff)} (earlier: {', '.join(f'{k}={old.get(k)!r}' for k in diff)}); "
+            "rerun without --resume to start over")
+
+
+def certification_text(exact: bool, method: str) -> str | None:
+    """What ``exact_certified`` means for this run (None without ``--exact``)."""
+    if not exact:
+        return None
+    how = ("method auto: exact modular rank certificate of [W_K; W_Q] = 2n, then "
+           "Sylvester's law of inertia (pull-back of J); Descartes' rule on the exact "
+           "characteristic polynomial for degenerate heads"
+           if method == "auto" else
+           "method charpoly: Descartes' rule of signs on the exact characteristic "
+           "polynomial of J G (Lemma 10)")
+    return ("exact_certified: the exact signature (python-flint, no floating point) of the "
+            "stored weights as decoded by the loader to float64 equals (n, n, N - 2n); "
+            + how)
+
+
+def manifest(models: Sequence[Model], srcs: Sequence[str | None], runs: Sequence[ModelRun],
+             opts: SurveyOptions, heads: Any, argv: Sequence[str] | None,
+             version: str) -> dict[str, Any]:
+    """The ``manifest.json`` of a survey (``heads``: the merged heads table)."""
+    import pyarrow as pa
+
+    entries = []
+    model_col = heads.column("model").to_pylist()
+    status = heads.column("status").to_pylist()
+    for model, src, run in zip(models, srcs, runs, strict=True):
+        info = model.info
+        facts = {k: getattr(info, k, None) for k in _FACTS}
+        rows = [i for i, m in enumerate(model_col) if m == run.label]
+        entries.append({
+            "model": run.label,
+            "key": run.key,
+            "source": src,
+            **facts,
+            "files": [{"path": f.path, "size": f.size, "sha256": f.sha256} for f in info.files],
+            "layers": run.layers,
+            "heads": len(rows),
+            "failed": sum(status[i] == "failed" for i in rows),
+            "resumed_layers": run.resumed_layers,
+            "factors": f"factors/{run.key}.npz" if run.keep_factors else None,
+            "timings": run.timings,
+        })
+    return {
+        "tool": "qkforms survey",
+        "version": version,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "argv": list(argv) if argv is not None else None,
+        "options": {"exact": opts.exact, "exact_method": opts.exact_method,
+                    "resume": opts.resume, "fold_norm": opts.fold_norm,
+                    "workers": opts.workers, "threads": opts.compute_threads(),
+                    "layers": opts.layers},
+        "thresholds": thresholds(),
+        "environment": {"python": platform.python_version(), "numpy": np.__version__,
+                        "pyarrow": pa.__version__, "platform": platform.platform()},
+        "certification": certification_text(opts.exact, opts.exact_method),
+        "models": entries,
+    }

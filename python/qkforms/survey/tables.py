@@ -1,0 +1,138 @@
+"""Arrow tables of the survey: one layer's rows, and the merge of all layers.
+
+The columns and their types come from :mod:`qkforms.survey.schema`; the values from
+the Gram engine (:class:`qkforms.gram.LayerSpectra`), the per-head statistics
+(:func:`qkforms.survey.statistics.head_columns`) and exact certification. pyarrow is
+imported here and only here (besides the store's parquet I/O).
+
+Examples
+--------
+>>> import numpy as np
+>>> from qkforms.gram import layer_spectra
+>>> from qkforms.survey.statistics import head_columns
+>>> from qkforms.survey.tables import heads_table
+>>> rng = np.random.default_rng(0)
+>>> sp = layer_spectra(rng.standard_normal((2, 2, 9)), rng.standard_normal((1, 2, 9)),
+...                    np.array([0, 0]))
+>>> t = heads_table("toy", 0, np.array([0, 0]), 9, 2, sp.error, head_columns(sp, N=9, n=2),
+...                 [None, None])
+>>> t.num_rows, t.column("n_zero").to_pylist()
+(2, [5, 5])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from qkforms.gram import LayerSpectra
+from qkforms.survey.schema import (
+    FLOAT_COLUMNS,
+    INT_COLUMNS,
+    SPECTRA,
+    heads_schema,
+    spectra_schema,
+)
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["concat_tables", "heads_table", "list_array", "spectra_table"]
+
+
+def list_array(values: NDArray[np.float64]) -> pa.ListArray:
+    """A pyarrow ``list<double>`` array with one row per row of a 2-D array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> list_array(np.array([[1.0, 2.0], [3.0, 4.0]])).to_pylist()
+    [[1.0, 2.0], [3.0, 4.0]]
+    """
+    import pyarrow as pa
+
+    rows, width = values.shape
+    offsets = pa.array(np.arange(rows + 1, dtype=np.int32) * width, type=pa.int32())
+    return pa.ListArray.from_arrays(offsets, pa.array(values.reshape(-1), type=pa.float64()))
+
+
+def heads_table(model: str, layer: int, kv_index: NDArray[np.int64], N: int, n: int,
+                error: Sequence[str | None], cols: dict[str, NDArray],
+                certified: Sequence[bool | None]) -> pa.Table:
+    """The ``heads.parquet`` rows of one layer.
+
+    Parameters
+    ----------
+    model, layer, kv_index, N, n
+        The identifying columns.
+    error
+        Failure reason per head (None for ok heads).
+    cols
+        Output of :func:`qkforms.survey.statistics.head_columns` (``valid`` mask and
+        every statistic column).
+    certified
+        ``exact_certified`` per head (None: not checked).
+    """
+    import pyarrow as pa
+
+    n_q = int(kv_index.shape[0])
+    valid = cols["valid"]
+    inval = ~valid
+    data: dict[str, Any] = {
+        "model": pa.array([model] * n_q, type=pa.string()),
+        "layer": pa.array(np.full(n_q, layer, dtype=np.int32)),
+        "head": pa.array(np.arange(n_q, dtype=np.int32)),
+        "kv_head": pa.array(kv_index.astype(np.int32)),
+        "N": pa.array(np.full(n_q, N, dtype=np.int32)),
+        "n": pa.array(np.full(n_q, n, dtype=np.int32)),
+        "status": pa.array(["ok" if v else "failed" for v in valid], type=pa.string()),
+        "error": pa.array(list(error), type=pa.string()),
+        "spectral_type": pa.array(cols["spectral_type"].tolist(), type=pa.string()),
+        "exact_certified": pa.array(list(certified), type=pa.bool_()),
+    }
+    for name in INT_COLUMNS:
+        data[name] = pa.array(cols[name].astype(np.int32), mask=inval)
+    for name in FLOAT_COLUMNS:
+        data[name] = pa.array(cols[name], mask=inval, type=pa.float64())
+    schema = heads_schema()
+    return pa.table([data[f.name] for f in schema], schema=schema)
+
+
+def spectra_table(model: str, layer: int, sp: LayerSpectra,
+                  valid: NDArray[np.bool_]) -> pa.Table:
+    """The ``spectra.parquet`` rows of one layer (its valid heads).
+
+    The list columns are the :class:`~qkforms.gram.LayerSpectra` fields of the same
+    names (:data:`qkforms.survey.schema.SPECTRA`).
+    """
+    import pyarrow as pa
+
+    ok = np.flatnonzero(valid)
+    data: dict[str, Any] = {
+        "model": pa.array([model] * ok.size, type=pa.string()),
+        "layer": pa.array(np.full(ok.size, layer, dtype=np.int32)),
+        "head": pa.array(ok.astype(np.int32)),
+    }
+    for c in SPECTRA:
+        if c.source == "spectra":
+            data[c.name] = list_array(getattr(sp, c.name)[ok])
+    schema = spectra_schema()
+    return pa.table([data[f.name] for f in schema], schema=schema)
+
+
+def concat_tables(parts: Sequence[pa.Table], kind: str) -> pa.Table:
+    """Concatenate layer tables of ``kind`` (``"heads"`` or ``"spectra"``); empty if none.
+
+    Examples
+    --------
+    >>> concat_tables([], "spectra").num_rows
+    0
+    """
+    import pyarrow as pa
+
+    if parts:
+        return pa.concat_tables(parts)
+    return (heads_schema() if kind == "heads" else spectra_schema()).empty_table()

@@ -1,0 +1,54 @@
+"""Every numerical threshold of the float core and the survey, defined once.
+
+=========================  =========  ==========================================================
+name                       value      meaning
+=========================  =========  ==========================================================
+``DENSE_TOL``              ``1e-7``   zero eigenvalue of a dense N x N spectrum:
+                                      ``|lam| <= tol * max|lam|`` (THEORY §3)
+``REDUCED_TOL``            ``1e-9``   the same on the reduced 2n spectrum of a head (THEORY §7.3):
+                                      ``Head.signature``, the survey's ``n_pos/n_neg/n_zero``,
+                                      the spectral samples of the statistics
+``PIVOT_LIMIT``            ``1e-8``   the Gram engine's one fallback rule (:mod:`qkforms.gram`):
+                                      a head whose smallest squared Cholesky pivot is at most
+                                      this times the largest diagonal entry of ``G`` (or has
+                                      no Cholesky factor) is factored by Householder QR
+``SPECTRAL_TYPE_RADIUS``   ``0.02``   radius of the Type II neighbourhood, ``c_S + d_S <= r``
+                                      (THEORY §7.5)
+=========================  =========  ==========================================================
+
+The survey records them in ``manifest.json`` (``thresholds``), and a resumed run refuses
+parts computed with other values.
+
+Examples
+--------
+>>> from qkforms.tolerances import REDUCED_TOL, SPECTRAL_TYPE_RADIUS
+>>> REDUCED_TOL, SPECTRAL_TYPE_RADIUS
+(1e-09, 0.02)
+"""
+
+from __future__ import annotations
+
+__all__ = ["DENSE_TOL", "PIVOT_LIMIT", "REDUCED_TOL", "SPECTRAL_TYPE_RADIUS", "thresholds"]
+
+#: Relative zero threshold for full N x N spectra (THEORY §3, "numerical version").
+DENSE_TOL = 1e-7
+#: Relative zero threshold for reduced 2n x 2n head spectra (THEORY §7.3).
+REDUCED_TOL = 1e-9
+#: Smallest squared Cholesky pivot, relative to the largest diagonal entry of ``G``, below
+#: which a head is factored through QR instead (pivots bound the smallest eigenvalue of
+#: ``G`` from above, so this catches every head with ``cond(G) > 1/PIVOT_LIMIT``).
+PIVOT_LIMIT = 1e-8
+#: Radius of the Type II neighbourhood of the symmetric profile (THEORY §7.5).
+SPECTRAL_TYPE_RADIUS = 0.02
+
+
+def thresholds() -> dict[str, float]:
+    """The thresholds that change survey numbers, as recorded in ``manifest.json``.
+
+    Examples
+    --------
+    >>> sorted(thresholds())
+    ['cholesky_pivot_limit', 'spectral_type_radius', 'zero_tol_reduced']
+    """
+    return {"zero_tol_reduced": REDUCED_TOL, "spectral_type_radius": SPECTRAL_TYPE_RADIUS,
+            "cholesky_pivot_limit": PIVOT_LIMIT}

@@ -1,0 +1,168 @@
+"""The Gram engine against dense N x N computations, claim by claim (qkforms.gram)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import qkforms as qk
+from qkforms import gram
+from qkforms.tolerances import PIVOT_LIMIT
+
+
+def _dense(W_Q: np.ndarray, W_K: np.ndarray) -> dict[str, np.ndarray]:
+    """Every quantity the engine computes, from the dense form L = W_K^T W_Q."""
+    n = W_Q.shape[0]
+    L = W_K.T @ W_Q
+    S, T = qk.parts(L)
+    eS = np.sort(np.linalg.eigvalsh(S))[::-1]
+    N = L.shape[0]
+    if N >= 2 * n:  # the nonzero spectrum: n largest and n smallest
+        eig_S = np.r_[eS[:n], eS[-n:]]
+    else:  # all N eigenvalues and 2n - N zeros
+        eig_S = np.sort(np.r_[eS, np.zeros(2 * n - N)])[::-1]
+    return {
+        "eig_S": eig_S,
+        "sv_T": np.r_[np.linalg.svd(T, compute_uv=False), np.zeros(2 * n)][: 2 * n : 2],
+        "sv_L_sq": np.r_[np.linalg.svd(L, compute_uv=False), np.zeros(n)][:n] ** 2,
+        "abs_eig_L": np.sort(np.abs(np.linalg.eigvals(W_Q @ W_K.T)))[::-1],
+        "norm_sq": np.sum(L * L), "skew_sq": np.sum(T * T), "trace": np.trace(L),
+    }
+
+
+def _compare(sp: gram.LayerSpectra, h: int, ref: dict[str, np.ndarray]) -> None:
+    scale = np.abs(ref["eig_S"]).max()
+    np.testing.assert_allclose(sp.eig_S[h], ref["eig_S"], rtol=1e-9, atol=1e-12 * scale)
+    # sv_T from the eigenvalues of T^T T: absolute error ~ eps * s_max^2 / s (documented)
+    s_ref = ref["sv_T"]
+    bound = np.maximum(1e-7 * s_ref, 100 * np.finfo(float).eps * s_ref[0] ** 2
+                       / np.maximum(s_ref, 1e-300))
+    assert np.all(np.abs(sp.sv_T[h] - s_ref) <= np.maximum(bound, 1e-12 * scale))
+    np.testing.assert_allclose(sp.sv_L_sq[h], ref["sv_L_sq"], rtol=1e-9,
+                               atol=1e-12 * ref["sv_L_sq"].max())
+    np.testing.assert_allclose(sp.abs_eig_L[h], ref["abs_eig_L"], rtol=1e-9, atol=1e-12 * scale)
+    for key in ("norm_sq", "skew_sq", "trace"):
+        assert getattr(sp, key)[h] == pytest.approx(ref[key], rel=1e-10, abs=1e-10 * scale)
+
+
+@pytest.mark.parametrize(("n", "N", "n_q", "n_kv"), [(3, 20, 4, 2), (4, 9, 2, 2), (2, 40, 6, 1)])
+def test_layer_spectra_match_dense_with_gqa(n: int, N: int, n_q: int, n_kv: int) -> None:
+    rng = np.random.default_rng(n * N)
+    W_Q, W_K = rng.standard_normal((n_q, n, N)), rng.standard_normal((n_kv, n, N))
+    W_Q[0] = W_K[0] + 0.2 * rng.standard_normal((n, N))  # a strongly symmetric head
+    kv = np.arange(n_q) // (n_q // n_kv)
+    sp = gram.layer_spectra(W_Q, W_K, kv, keep_factors=True)
+    assert sp.ok.all()
+    for h in range(n_q):
+        _compare(sp, h, _dense(W_Q[h], W_K[kv[h]]))
+        # Claim 1: the reduced factors are an orthogonal representative of L
+        L_red = sp.K_red[h].T @ sp.Q_red[h]
+        assert np.allclose(np.triu(sp.K_red[h][:, n:]), 0.0)  # K_red = [A, 0]
+        assert qk.profile(L_red) == pytest.approx(tuple(qk.profile(W_K[kv[h]].T @ W_Q[h])),
+                                                 abs=1e-12)
+
+
+def test_block_formulas_of_claim_2() -> None:
+    rng = np.random.default_rng(5)
+    n, N = 3, 11
+    Q, K = rng.standard_normal((2, n, N))
+    M = gram.stack(Q, K)
+    F = np.linalg.cholesky(M @ M.T)
+    A, B, C = F[:n, :n], F[n:, :n], F[n:, n:]
+    assert np.allclose(F[:n, n:], 0.0)
+    X, Y = A.T @ B, A.T @ C
+    L_red = F[:n].T @ F[n:]
+    np.testing.assert_allclose(L_red, np.block([[X, Y], [np.zeros((n, 2 * n))]]), atol=1e-12)
+    Jsym = np.block([[np.zeros((n, n)), np.eye(n)], [np.eye(n), np.zeros((n, n))]])
+    Jskew = np.block([[np.zeros((n, n)), np.eye(n)], [-np.eye(n), np.zeros((n, n))]])
+    np.testing.assert_allclose(F.T @ Jsym @ F, L_red + L_red.T, atol=1e-12)
+    np.testing.assert_allclose(F.T @ Jskew @ F, L_red - L_red.T, atol=1e-12)
+    np.testing.assert_allclose(X @ X.T + Y @ Y.T, A.T @ (Q @ Q.T) @ A, atol=1e-11)
+    np.testing.assert_allclose(np.sort_complex(np.linalg.eigvals(X)),
+                               np.sort_complex(np.linalg.eigvals(Q @ K.T)), atol=1e-10)
+    out = gram.spectra_from_factor(F[None], n)
+    _compare(gram.head_spectra(Q[None], K[None]), 0, _dense(Q, K))
+    np.testing.assert_allclose(out["eig_S"][0], _dense(Q, K)["eig_S"], rtol=1e-9)
+
+
+def test_energies_from_gram_blocks() -> None:
+    rng = np.random.default_rng(6)
+    Q, K = rng.standard_normal((2, 3, 4, 15))
+    M = gram.stack(Q, K)
+    e = gram.gram_energies(M @ np.swapaxes(M, -1, -2), 4)
+    for i in range(3):
+        ref = qk.energies(K[i].T @ Q[i])
+        assert np.allclose([v[i] for v in e], ref, rtol=1e-12)
+
+
+def test_want_computes_only_what_is_asked() -> None:
+    rng = np.random.default_rng(7)
+    Q, K = rng.standard_normal((2, 2, 3, 12))
+    sp = gram.head_spectra(Q, K, want=("eig_S", "sv_L_sq"))
+    assert np.isfinite(sp.eig_S).all() and np.isfinite(sp.sv_L_sq).all()
+    assert np.isnan(sp.sv_T).all() and np.isnan(sp.abs_eig_L).all()
+    with pytest.raises(ValueError, match="unknown spectra"):
+        gram.spectra_from_factor(np.eye(2)[None], 1, want=("eig_T",))
+
+
+def test_fallback_rule_qr_for_ill_conditioned_and_degenerate_heads() -> None:
+    rng = np.random.default_rng(3)
+    n, N = 3, 30
+    K = rng.standard_normal((1, n, N))
+    Q = rng.standard_normal((3, n, N))
+    Q[0, 0] = K[0, 0] + 1e-6 * rng.standard_normal(N)  # onto, cond(G) ~ 1e12
+    Q[1] = K[0]  # W_Q = W_K: rank n < 2n
+    kv = np.zeros(3, dtype=int)
+    G = gram.layer_gram(Q, K, kv)
+    for h in (0, 1):  # both are sent to QR by the pivot rule
+        with np.errstate(all="ignore"):
+            try:
+                piv = np.diagonal(np.linalg.cholesky(G[h])) ** 2
+                assert piv.min() <= PIVOT_LIMIT * np.diagonal(G[h]).max()
+            except np.linalg.LinAlgError:
+                pass
+    keep = gram.layer_spectra(Q, K, kv, degenerate="keep")
+    fail = gram.layer_spectra(Q, K, kv, degenerate="fail")
+    assert keep.ok.tolist() == [True, True, True]
+    assert fail.ok.tolist() == [True, False, True]
+    assert "not surjective" in fail.error[1] and "rank 3 < 2n = 6" in fail.error[1]
+    for h in (0, 2):
+        _compare(keep, h, _dense(Q[h], K[0]))
+        np.testing.assert_array_equal(keep.eig_S[h], fail.eig_S[h])
+    ref = _dense(Q[1], K[0])  # W_Q = W_K: S = K^T K is PSD of rank n, T = 0
+    np.testing.assert_allclose(keep.eig_S[1], ref["eig_S"], atol=1e-12 * ref["eig_S"][0])
+    assert keep.sv_T[1].max() < 1e-12 * ref["eig_S"][0]
+
+
+def test_N_below_2n_pads_with_zeros() -> None:
+    rng = np.random.default_rng(8)
+    Q, K = rng.standard_normal((2, 1, 4, 6))  # n = 4, N = 6 < 2n
+    sp = gram.head_spectra(Q, K)
+    assert sp.eig_S.shape == (1, 8)
+    _compare(sp, 0, _dense(Q[0], K[0]))
+
+
+def test_non_finite_heads_fail_in_the_layer_route_and_raise_in_the_core() -> None:
+    rng = np.random.default_rng(9)
+    Q, K = rng.standard_normal((2, 2, 2, 7))
+    Q[1, 0, 0] = np.inf
+    sp = gram.layer_spectra(Q, K, np.array([0, 1]))
+    assert sp.ok.tolist() == [True, False] and np.isnan(sp.eig_S[1]).all()
+    with pytest.raises(qk.NonFiniteError):
+        gram.head_spectra(Q, K)
+
+
+def test_layer_spectra_fields_derive_from_the_dataclass() -> None:
+    widths = gram.LayerSpectra.widths()
+    assert widths == {"eig_S": 2, "norm_sq": 0, "skew_sq": 0, "trace": 0, "sv_L_sq": 1,
+                      "sv_T": 1, "abs_eig_L": 1}
+    assert gram.LayerSpectra.factor_fields() == ("Q_red", "K_red")
+    rng = np.random.default_rng(10)
+    Q, K = rng.standard_normal((4, 2, 9)), rng.standard_normal((2, 2, 9))
+    kv = np.array([0, 0, 1, 1])
+    whole = gram.layer_spectra(Q, K, kv, keep_factors=True)
+    parts = [gram.layer_spectra(Q[a:b], K, kv[a:b], keep_factors=True)
+             for a, b in ((0, 1), (1, 4))]
+    merged = gram.LayerSpectra.concat(parts)
+    for name in (*widths, "Q_red", "K_red"):
+        np.testing.assert_array_equal(getattr(merged, name), getattr(whole, name))
