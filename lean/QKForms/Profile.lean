@@ -61,7 +61,9 @@ theorem max_mul_zero_of_pos {c : ℝ} (hc : 0 < c) (x : ℝ) : max (c * x) 0 = c
   rcases le_total 0 x with h | h
   · rw [max_eq_left h, max_eq_left (mul_nonneg hc.le h)]
   · have hcx : c * x ≤ 0 := by nlinarith
-    rw [max_eq_right h, max_eq_right hcx, _root_.mul_zero]
+    -- `mul_zero` is `export MulZeroClass (zero_mul mul_zero)` in
+    -- Mathlib/Algebra/GroupWithZero/Defs.lean: an alias, which `_root_.mul_zero` does not reach
+    rw [max_eq_right h, max_eq_right hcx, MulZeroClass.mul_zero]
 
 /-- The numerators of `b, c, d` add up to `‖α‖² + ‖β‖²`. -/
 theorem lobe_numerators_sum {k : ℕ} (α β : Fin k → ℝ) :
@@ -258,7 +260,7 @@ theorem smul_eq_conj_diagonal {S : Matrix ι ι ℝ} (hS : S.IsHermitian) (c : �
     by_cases hij : i = j
     · subst hij
       rw [Matrix.diagonal_apply_eq, Matrix.diagonal_apply_eq]
-    · rw [Matrix.diagonal_apply_ne _ hij, Matrix.diagonal_apply_ne _ hij, _root_.mul_zero]
+    · rw [Matrix.diagonal_apply_ne _ hij, Matrix.diagonal_apply_ne _ hij, MulZeroClass.mul_zero]
   rw [hd, Matrix.mul_smul, Matrix.smul_mul, ← spectral_real hS]
 
 theorem neg_eq_conj_diagonal {S : Matrix ι ι ℝ} (hS : S.IsHermitian) :

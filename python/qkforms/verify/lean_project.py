@@ -239,7 +239,7 @@ def registered_declarations(results: Sequence[Result]) -> list[tuple[str, Result
     >>> r = Result("x", "Lemma 0", "t", lean=("A.b",), lean_file="lean/QKForms/X.lean")
     >>> registered_declarations([r])
     [('A.b', Result(id='x', paper='Lemma 0', title='t', lean=('A.b',), \
-lean_file='lean/QKForms/X.lean', check='', property_tests=(), docs='docs/results/x.md'))]
+lean_file='lean/QKForms/X.lean', check='', properties=(), docs='docs/results/x.md'))]
     """
     return [(d, r) for r in results for d in r.lean]
 
