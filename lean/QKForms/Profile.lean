@@ -40,14 +40,6 @@ theorem sq_add_sq_eq_cross_add_excess (x y : ℝ) :
   · rw [max_eq_right (sub_nonpos.2 h), max_eq_left (sub_nonneg.2 h)]
     ring
 
-/-- `(x₊)² + (x₋)² = x²`. -/
-theorem max_sq_add_max_neg_sq (x : ℝ) : max x 0 ^ 2 + max (-x) 0 ^ 2 = x ^ 2 := by
-  rcases le_total 0 x with h | h
-  · rw [max_eq_left h, max_eq_right (neg_nonpos.2 h)]
-    ring
-  · rw [max_eq_right h, max_eq_left (neg_nonneg.2 h)]
-    ring
-
 /-- `x₊ - x₋ = x`. -/
 theorem max_sub_max_neg (x : ℝ) : max x 0 - max (-x) 0 = x := by
   rcases le_total 0 x with h | h
@@ -85,17 +77,6 @@ theorem lobeCross_comm {k : ℕ} (α β : Fin k → ℝ) : lobeCross α β = lob
   apply Finset.sum_congr rfl
   intro j _
   rw [mul_comm]
-
-/-- Splitting `∑ μ_j²` into positive and (reversed) negative parts. -/
-theorem sum_sq_max_add_sum_sq_max_neg_rev {k : ℕ} (μ : Fin k → ℝ) :
-    ∑ j, max (μ j) 0 ^ 2 + ∑ j, max (-μ (Fin.rev j)) 0 ^ 2 = ∑ j, μ j ^ 2 := by
-  -- `Equiv.sum_comp` (Mathlib/Algebra/BigOperators/Group/Finset/Basic.lean), `Fin.revPerm`
-  have hrev : ∑ j, max (-μ (Fin.rev j)) 0 ^ 2 = ∑ j, max (-μ j) 0 ^ 2 :=
-    Equiv.sum_comp Fin.revPerm (fun j => max (-μ j) 0 ^ 2)
-  rw [hrev, ← Finset.sum_add_distrib]
-  apply Finset.sum_congr rfl
-  intro j _
-  exact max_sq_add_max_neg_sq (μ j)
 
 end RealIdentities
 

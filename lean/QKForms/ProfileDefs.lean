@@ -232,6 +232,26 @@ theorem negLobe_eq_of_eigs (L : Matrix ι ι ℝ) {m : Multiset ℝ} (h : eigs (
     negLobe L = negLobeOf (Fintype.card ι) m := by
   rw [negLobe, h]
 
+/-- `(x₊)² + (x₋)² = x²`: the two lobes of a real number split its square (used by the
+profile, `Profile.lean`, and by Lemma 2, `PairingBound.lean`). -/
+theorem max_sq_add_max_neg_sq (x : ℝ) : max x 0 ^ 2 + max (-x) 0 ^ 2 = x ^ 2 := by
+  rcases le_total 0 x with h | h
+  · rw [max_eq_left h, max_eq_right (neg_nonpos.2 h)]
+    ring
+  · rw [max_eq_right h, max_eq_left (neg_nonneg.2 h)]
+    ring
+
+/-- Splitting `∑ μ_j²` into positive and (reversed) negative parts. -/
+theorem sum_sq_max_add_sum_sq_max_neg_rev {k : ℕ} (μ : Fin k → ℝ) :
+    ∑ j, max (μ j) 0 ^ 2 + ∑ j, max (-μ (Fin.rev j)) 0 ^ 2 = ∑ j, μ j ^ 2 := by
+  -- `Equiv.sum_comp` (Mathlib/Algebra/BigOperators/Group/Finset/Basic.lean), `Fin.revPerm`
+  have hrev : ∑ j, max (-μ (Fin.rev j)) 0 ^ 2 = ∑ j, max (-μ j) 0 ^ 2 :=
+    Equiv.sum_comp Fin.revPerm (fun j => max (-μ j) 0 ^ 2)
+  rw [hrev, ← Finset.sum_add_distrib]
+  apply Finset.sum_congr rfl
+  intro j _
+  exact max_sq_add_max_neg_sq (μ j)
+
 end Lobes
 
 section Symmetric
