@@ -279,8 +279,8 @@ def enclose_layer(
 
     Parameters
     ----------
-    W_Q : array, shape (n_q, n, N)
-    W_K : array, shape (n_kv, n, N)
+    W_Q, W_K : ndarray
+        Shapes ``(n_q, n, N)`` and ``(n_kv, n, N)``.
     kv_index : sequence of int, optional
         Key head of each query head.
 

@@ -108,9 +108,9 @@ class ExactGram:
         ``Z_K Z_K^T``, ``Z_Q Z_Q^T`` and ``Z_Q Z_K^T`` (``n x n``), exact.
     unit : Fraction
         ``u``.
-    approx : ndarray, shape (2n, N)
-        float64 approximation of ``[Z_K; Z_Q] / 2**shift`` (entries of modulus <= 1),
-        used only to compute approximate eigenvectors.
+    approx : ndarray
+        Shape ``(2n, N)``: float64 approximation of ``[Z_K; Z_Q] / 2**shift`` (entries
+        of modulus <= 1), used only to compute approximate eigenvectors.
     shift : int
     """
 
@@ -227,9 +227,9 @@ def layer_exact_grams(
 
     Parameters
     ----------
-    W_Q : array, shape (n_q, n, N), or one (n, N) matrix
-    W_K : array, shape (n_kv, n, N), or one (n, N) matrix
-        Floats (converted exactly) or, for single matrices, anything
+    W_Q, W_K : array or matrix
+        ``W_Q`` of shape ``(n_q, n, N)`` and ``W_K`` of shape ``(n_kv, n, N)``, or one
+        ``(n, N)`` matrix each. Floats (converted exactly) or, for single matrices, anything
         :func:`qkforms.exact.rational.fraction_matrix` accepts.
     kv_index : sequence of int, optional
         Key head of each query head (default: ``0`` for all when ``n_kv == 1``,
