@@ -220,9 +220,10 @@ def head_with_rational_spectrum(
     ts = [to_fraction(v) for v in t]
     n = len(ts)
     if n == 0 or any(v <= 0 for v in ts):
-        raise ValueError("t must be a nonempty list of positive rationals")
+        raise ParameterError(f"t must be a nonempty list of positive rationals, got "
+                             f"{format_value(ts)}")
     if N < 2 * n:
-        raise ValueError(f"a surjective head needs N >= 2n, got N = {N}, n = {n}")
+        raise ParameterError(f"a surjective head needs N >= 2n, got N = {N}, n = {n}")
     c = [(v - 1 / v) / 2 for v in ts]
     C = symmetric_with_spectrum(c, rng) + random_skew(n, rng, height)
     eye = diagonal([1] * n)

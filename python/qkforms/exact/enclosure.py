@@ -6,7 +6,7 @@ weights are exact dyadic rationals), float64 intervals guaranteed to contain
 * the profile ``a, b, c, d`` of ``L = W_K^T W_Q`` (Definition 6),
 * the symmetric energy ``1 - a = |S|^2/|L|^2``,
 * the pairing score ``P = 1 - |alpha - beta|/|S|`` and the lobe ratio
-  ``rho = |beta|/|alpha|`` (THEORY §3, docs/theory.md),
+  ``rho = |beta|/|alpha|`` (docs/theory.md §4),
 * the Euclidean distance of the profile to Θ (Proposition 4),
 
 together with the exact energies (Lemma 5, rationals from exact Gram blocks) and
@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from qkforms.errors import ZeroFormError
+from qkforms.errors import ParameterError, ZeroFormError, format_value
 from qkforms.exact.balls import BALLS, PREC, Interval, ball, to_interval, working_precision
 from qkforms.exact.verified_spectrum import (
     ExactGram,
@@ -148,7 +148,8 @@ class Enclosure:
         (True, True)
         """
         if stat not in CERTIFIED_STATS:
-            raise KeyError(f"unknown statistic {stat!r}; certified: {', '.join(CERTIFIED_STATS)}")
+            raise ParameterError(f"unknown statistic {format_value(stat)}; certified: "
+                                 f"{', '.join(CERTIFIED_STATS)}")
         return getattr(self, stat)
 
     def columns(self) -> dict[str, float]:
@@ -262,11 +263,11 @@ def enclose(head: Any, W_K: Any = None, *, method: str = "auto", prec: int = PRE
 
     if isinstance(head, Head):
         if W_K is not None:
-            raise TypeError("enclose(head) takes a Head, or enclose(W_Q, W_K)")
+            raise ParameterError("enclose(head) takes a Head, or enclose(W_Q, W_K)")
         W_Q, W_K = head.W_Q, head.W_K
     else:
         if W_K is None:
-            raise TypeError("enclose(W_Q, W_K) needs both weight matrices")
+            raise ParameterError("enclose(W_Q, W_K) needs both weight matrices")
         W_Q = head
     return enclose_layer(W_Q, W_K, [0], method=method, prec=prec)[0]
 

@@ -75,7 +75,7 @@ from typing import Any
 import flint
 import numpy as np
 
-from qkforms.errors import NonFiniteError, ShapeError
+from qkforms.errors import NonFiniteError, ParameterError, ShapeError, format_value
 from qkforms.exact.balls import PREC, Interval, ball, exact_fraction, to_interval, working_precision
 from qkforms.exact.rational import float_array_to_integer_array, scaled_integer_matrix
 from qkforms.parts import Energies, energies_from_norm_and_trace
@@ -337,6 +337,8 @@ class SpectrumEnclosure:
 def _sorted_exact(values: Sequence[flint.arb]) -> list[flint.arb]:
     """Exact balls (radius 0) sorted decreasingly; comparisons of exact balls are exact."""
     if any(v.rad() != 0 for v in values):
+        # error-contract: internal invariant of this private helper (callers pass the
+        # exact balls they built); no user input reaches it
         raise ValueError("_sorted_exact needs exact (radius 0) balls")
 
     def cmp(x: flint.arb, y: flint.arb) -> int:
@@ -522,7 +524,8 @@ def gram_spectrum_enclosure(gram: ExactGram, *, method: str = "auto",
     from qkforms.errors import QKFormsError
 
     if method not in ("auto", *METHODS):
-        raise ValueError(f"unknown method {method!r}; use 'auto', 'rump' or 'charpoly'")
+        raise ParameterError(f"unknown method {format_value(method)}; use 'auto', 'rump' or "
+                             "'charpoly'")
     with working_precision(prec):
         if method in ("auto", "rump"):
             enc = _rump(gram)
