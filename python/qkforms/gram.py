@@ -106,7 +106,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from qkforms._validate import as_float_array
 from qkforms.errors import ParameterError, ShapeError, format_value
-from qkforms.parts import Energies, energies_from_norm_and_trace
+from qkforms.parts import FloatEnergies, energies_from_norm_and_trace
 from qkforms.tolerances import PIVOT_LIMIT
 
 __all__ = [
@@ -316,7 +316,7 @@ def layer_gram(W_Q: Array, W_K: Array, kv_index: ArrayLike) -> Array:
     return G
 
 
-def gram_energies(G: Array, n: int) -> Energies:
+def gram_energies(G: Array, n: int) -> FloatEnergies:
     """Lemma 5 energies of ``L = W_K^T W_Q`` from the blocks of ``G``; batched (Claim 2.5).
 
     Examples

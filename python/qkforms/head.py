@@ -23,7 +23,7 @@ from numpy.typing import ArrayLike, NDArray
 from qkforms._validate import as_float_array
 from qkforms.errors import DegenerateHeadError, ShapeError, ZeroFormError
 from qkforms.gram import gram_energies, head_spectra, qr_factor, stack, stacked_rank
-from qkforms.parts import Energies
+from qkforms.parts import Energies, FloatEnergies
 from qkforms.profile import Profile, profile_from_eigenvalues
 from qkforms.signature import Signature, count_signs
 from qkforms.tolerances import REDUCED_TOL
@@ -119,7 +119,7 @@ def reduce_heads(W_Q: ArrayLike, W_K: ArrayLike) -> Reduced:
     return Reduced(form=form, basis=basis, Q_red=Q_red, K_red=K_red)
 
 
-def head_energies(W_Q: ArrayLike, W_K: ArrayLike) -> Energies:
+def head_energies(W_Q: ArrayLike, W_K: ArrayLike) -> FloatEnergies:
     """Lemma 5 energies of ``L = W_K^T W_Q`` from n x n Gram blocks; batched.
 
     ``|L|^2 = <W_K W_K^T, W_Q W_Q^T>_F`` and ``tr L^2 = tr((W_Q W_K^T)^2)``; then
@@ -224,7 +224,7 @@ class Head:
         return gram_spectrum(self.W_Q / sq, self.W_K / sk)
 
     @cached_property
-    def _unit_energies(self) -> Energies:
+    def _unit_energies(self) -> FloatEnergies:
         sq, sk = self._scales
         return head_energies(self.W_Q / sq, self.W_K / sk)
 
@@ -240,7 +240,7 @@ class Head:
         """
         return self._spectrum.copy()
 
-    def energies(self) -> Energies:
+    def energies(self) -> FloatEnergies:
         """Lemma 5 energies of ``L`` (see :func:`qkforms.head.head_energies`)."""
         sq, sk = self._scales
         f = (sq * sk) ** 2

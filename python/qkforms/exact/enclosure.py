@@ -42,6 +42,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,7 +107,7 @@ class Enclosure:
     rho: Interval | None
     theta_dist: Interval
     spectrum: SpectrumEnclosure
-    energies: Energies
+    energies: Energies[Fraction]
 
     @property
     def method(self) -> str:

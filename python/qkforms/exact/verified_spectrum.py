@@ -123,7 +123,7 @@ class ExactGram:
     approx: np.ndarray
     shift: int
 
-    def energies(self) -> Energies:
+    def energies(self) -> Energies[Fraction]:
         """Exact Lemma 5 energies of ``L = W_K^T W_Q`` (Fractions, units of the weights).
 
         ``|L|^2 = <W_K W_K^T, W_Q W_Q^T>_F = tr(KK QQ) u^4`` and

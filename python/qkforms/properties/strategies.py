@@ -206,9 +206,10 @@ def unit_spectra(draw: st.DrawFn, max_m: int = 3) -> list[Fraction]:
     positive entries), from a drawn rational point by inverse stereographic projection."""
     m = draw(st.integers(1, max_m))
     k = 2 * m
-    nonzero = positive_rationals(5) | positive_rationals(5).map(lambda x: -x)
+    nonzero: st.SearchStrategy[Fraction] = st.one_of(
+        positive_rationals(5), positive_rationals(5).map(Fraction.__neg__))
     t = draw(st.lists(nonzero, min_size=k - 1, max_size=k - 1))
-    s = sum(x * x for x in t)
+    s = sum((x * x for x in t), F(0))
     if s == 1:  # repair: the last coordinate would vanish
         t = [2 * x for x in t]
         s = 4 * s
@@ -226,7 +227,7 @@ def centred_two_point(draw: st.DrawFn) -> tuple[list[tuple[Fraction, Fraction]],
     a = -draw(positive_rationals(5))
     b = draw(positive_rationals(5))
     law = [(a, b / (b - a)), (b, -a / (b - a))]
-    var = sum(p * v * v for v, p in law)
+    var = sum((p * v * v for v, p in law), F(0))
     return law, var
 
 
