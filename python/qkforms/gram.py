@@ -194,7 +194,8 @@ class LayerSpectra:
                 for k, w in cls.widths().items()}
         facs = {k: np.full((h, n, 2 * n), np.nan) if keep_factors else None
                 for k in cls.factor_fields()}
-        return cls(ok=np.zeros(h, dtype=bool), error=[reason] * h, **nums, **facs)
+        # the fields are filled by name from the dataclass's own field list (widths())
+        return cls(ok=np.zeros(h, dtype=bool), error=[reason] * h, **nums, **facs)  # type: ignore[arg-type]
 
     @classmethod
     def concat(cls, parts: Sequence[LayerSpectra]) -> LayerSpectra:
@@ -516,7 +517,7 @@ def layer_spectra(
     kv = np.asarray(kv_index, dtype=np.int64)
     n_q, _, n, _ = _check_layer(W_Q, W_K, kv)
     G = layer_gram(W_Q, W_K, kv)
-    ok = np.isfinite(G).all(axis=(1, 2))
+    ok = np.asarray(np.isfinite(G).all(axis=(1, 2)), dtype=bool)
     error: list[str | None] = [
         None if good else "non-finite values (NaN or inf) in W_Q or W_K" for good in ok
     ]

@@ -223,21 +223,13 @@ def theta_projection(p: Profile | ArrayLike) -> tuple[NDArray[np.float64], NDArr
     ([0.4, 0.4, 0.2, 0.0], 0.4472135955)
     """
     x = profile_points(p)
-    best = None
-    best_d = None
-    best_s = None
-    for k, (s, q, dist) in enumerate(segment_projections(x)):
-        # parameter: on segment 0, c = 1 - s (t = sqrt(c) >= 0);
-        # on segment 1, d = s (t = -sqrt(d) <= 0)
-        t = np.sqrt(1.0 - s) if k == 0 else -np.sqrt(s)
-        if best is None:
-            best, best_d, best_s = q, dist, t
-        else:
-            take = dist < best_d
-            best = np.where(take[..., None], q, best)
-            best_d = np.where(take, dist, best_d)
-            best_s = np.where(take, t, best_s)
-    return best, best_s
+    (s0, q0, d0), (s1, q1, d1) = segment_projections(x)
+    # parameter: on segment 0, c = 1 - s (t = sqrt(c) >= 0); on segment 1, d = s
+    # (t = -sqrt(d) <= 0); the first segment wins a tie (they meet only at M, t = 0)
+    take = d1 < d0
+    best: NDArray[np.float64] = np.where(take[..., None], q1, q0)
+    best_t: NDArray[np.float64] = np.where(take, -np.sqrt(s1), np.sqrt(1.0 - s0))
+    return best, best_t
 
 
 def theta_distance(p: Profile | ArrayLike) -> float | NDArray[np.float64]:

@@ -42,11 +42,12 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Sequence
-from fractions import Fraction
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from qkforms.errors import ParameterError, ZeroFormError, format_value
 from qkforms.exact.balls import BALLS, PREC, Interval, ball, to_interval, working_precision
@@ -219,9 +220,11 @@ def enclose_gram(gram: ExactGram, *, method: str = "auto", prec: int = PREC) -> 
         if e.sym_sq != 0:
             balls["pairing"] = pairing_from_lobes(alpha, beta, BALLS)
             balls["rho"] = lobe_ratio_from_lobes(alpha, beta, BALLS)
-        ivs = {s: (to_interval(balls[s], *_RANGES[s]) if s in balls else None)
-               for s in CERTIFIED_STATS}
-    return Enclosure(**ivs, spectrum=spec, energies=e)
+        ivs = {s: to_interval(balls[s], *_RANGES[s]) for s in CERTIFIED_STATS if s in balls}
+    return Enclosure(a=ivs["a"], b=ivs["b"], c=ivs["c"], d=ivs["d"],
+                     sym_energy=ivs["sym_energy"], pairing=ivs.get("pairing"),
+                     rho=ivs.get("rho"), theta_dist=ivs["theta_dist"], spectrum=spec,
+                     energies=e)
 
 
 def enclose(head: Any, W_K: Any = None, *, method: str = "auto", prec: int = PREC) -> Enclosure:
@@ -274,7 +277,8 @@ def enclose(head: Any, W_K: Any = None, *, method: str = "auto", prec: int = PRE
 
 
 def enclose_layer(
-    W_Q: Any, W_K: Any, kv_index: Sequence[int] | None = None, *, method: str = "auto",
+    W_Q: Any, W_K: Any, kv_index: Sequence[int] | NDArray[np.integer[Any]] | None = None, *,
+    method: str = "auto",
     prec: int = PREC,
 ) -> list[Enclosure]:
     """Certified intervals for every query head of a layer (GQA: key heads shared).

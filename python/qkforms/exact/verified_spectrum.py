@@ -74,6 +74,7 @@ from typing import Any
 
 import flint
 import numpy as np
+from numpy.typing import NDArray
 
 from qkforms.errors import NonFiniteError, ParameterError, ShapeError, format_value
 from qkforms.exact.balls import PREC, Interval, ball, exact_fraction, to_interval, working_precision
@@ -218,7 +219,7 @@ def _as_blocks(W: Any, name: str) -> list[Any]:
 
 
 def layer_exact_grams(
-    W_Q: Any, W_K: Any, kv_index: Sequence[int] | None = None
+    W_Q: Any, W_K: Any, kv_index: Sequence[int] | NDArray[np.integer[Any]] | None = None
 ) -> list[ExactGram]:
     """Exact Gram blocks of every query head of a layer (key heads shared, GQA).
 
@@ -478,7 +479,10 @@ def _charpoly(gram: ExactGram) -> SpectrumEnclosure:
     lows: list[Fraction] = []
     highs: list[Fraction] = []
     half = flint.arb(0.5)
-    for root, mult in poly.complex_roots():
+    # python-flint's stub types complex_roots() as list[acb]; it returns (root,
+    # multiplicity) pairs (as this loop, and the tests, use it)
+    roots: list[tuple[flint.acb, int]] = poly.complex_roots()  # type: ignore[assignment]
+    for root, mult in roots:
         b = root.real * half
         lo, hi = exact_fraction(b.lower()), exact_fraction(b.upper())
         lows += [lo] * int(mult)

@@ -61,6 +61,13 @@ class TensorStore(Protocol):
     def close(self) -> None: ...
 
 
+
+def _frozen(arr: np.ndarray) -> np.ndarray:
+    """A read-only contiguous float64 copy (or view) of ``arr``: records are immutable."""
+    out = np.ascontiguousarray(arr, dtype=np.float64)
+    out.setflags(write=False)
+    return out
+
 class Model:
     """A checkpoint opened for streaming its query/key maps.
 
@@ -122,14 +129,10 @@ class Model:
         kv_index = np.arange(spec.n_q) // spec.kv_group
         if check_finite:
             _check_finite(self.info.name, layer, qk, kv_index, names)
-        out = []
-        for arr in (qk.W_Q, qk.W_K, qk.b_Q, qk.b_K):
-            if arr is not None:
-                arr = np.ascontiguousarray(arr, dtype=np.float64)
-                arr.setflags(write=False)
-            out.append(arr)
         kv_index.setflags(write=False)
-        return LayerWeights(layer, out[0], out[1], out[2], out[3], kv_index)
+        return LayerWeights(layer, _frozen(qk.W_Q), _frozen(qk.W_K),
+                            None if qk.b_Q is None else _frozen(qk.b_Q),
+                            None if qk.b_K is None else _frozen(qk.b_K), kv_index)
 
     def norm_weight(self, layer: int) -> np.ndarray:
         """The gain ``gamma`` (shape ``(N,)``) of the norm feeding ``layer``'s attention.

@@ -30,11 +30,12 @@ Examples
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import struct
 from collections.abc import Iterable
-from typing import Any, BinaryIO
+from typing import Any
 
 import numpy as np
 
@@ -81,7 +82,7 @@ DTYPE_NAMES: dict[str, str] = {
 MAX_HEADER_BYTES = 100_000_000
 
 
-def _open(path: str) -> BinaryIO:
+def _open(path: str) -> io.BufferedReader:
     """Open a checkpoint file for binary reading (one place, so tests can count reads)."""
     return open(path, "rb")  # noqa: SIM115 - closed by the owner
 
@@ -274,7 +275,7 @@ class SafetensorsFile:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
         self._entries, self.metadata, self._data_start = read_header(self.path)
-        self._fh: BinaryIO | None = None
+        self._fh: io.BufferedReader | None = None
 
     @property
     def names(self) -> list[str]:

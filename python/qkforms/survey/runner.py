@@ -23,13 +23,14 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -54,7 +55,11 @@ from qkforms.survey.store import PartStore, atomic_write_bytes, atomic_write_tab
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from qkforms.exact.enclosure import Enclosure
     from qkforms.models import LayerWeights, Model, ModelInfo
+
+#: the exact Theorem 3 check of ``--exact`` (:func:`qkforms.exact.head_signature` methods)
+ExactMethod = Literal["auto", "charpoly"]
 
 __all__ = [
     "LayerResult",
@@ -113,7 +118,7 @@ class SurveyOptions:
 
     out: Path = Path("survey-out")
     exact: bool = False
-    exact_method: str = "auto"
+    exact_method: ExactMethod = "auto"
     certify: bool = False
     certify_method: str = "auto"
     resume: bool = False
@@ -240,7 +245,7 @@ def _spectra(W_Q: np.ndarray, W_K: np.ndarray, kv_index: np.ndarray, keep_factor
 
 
 def _certify(W_Q: np.ndarray, W_K: np.ndarray, gamma: np.ndarray | None, n: int, N: int,
-             method: str = "auto") -> bool:
+             method: ExactMethod = "auto") -> bool:
     """Exact Theorem 3 check on the decoded stored weights (see docs/survey.md)."""
     from qkforms.exact.signature import head_signature
 
@@ -260,8 +265,9 @@ def _enclosures(W_Q: np.ndarray, W_K: np.ndarray, kv_index: np.ndarray,
     idx = np.flatnonzero(valid)
     if idx.size == 0:
         return out
+    encs: list[Enclosure | None]
     try:
-        encs = enclose_layer(W_Q[idx], W_K, kv_index[idx], method=method)
+        encs = list(enclose_layer(W_Q[idx], W_K, kv_index[idx], method=method))
     except ZeroFormError:  # some head has L = 0: certify the heads one by one
         encs = []
         for h in idx:
@@ -281,7 +287,7 @@ def process_layer(
     *,
     model: str,
     exact: bool = False,
-    exact_method: str = "auto",
+    exact_method: ExactMethod = "auto",
     certify: bool = False,
     certify_method: str = "auto",
     gamma: np.ndarray | None = None,
@@ -496,7 +502,7 @@ def _survey_model(model: Model, source: str | None, key: str, label: str, opts: 
                     res = _layer_result(model, layer, lw, failure, opts, label, keep_factors,
                                         gammas)
                     res.timings["read_s"] = read_s
-                    writer.submit(lambda layer=layer, res=res: _write(store, layer, res))
+                    writer.submit(functools.partial(_write, store, layer, res))
     finally:
         if bar is not None:
             bar.close()

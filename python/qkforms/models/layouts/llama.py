@@ -90,7 +90,7 @@ class LlamaLayout(Layout):
     """
 
     name = "llama"
-    model_types = ("llama", "mistral", "qwen2")
+    model_types: tuple[str, ...] = ("llama", "mistral", "qwen2")
 
     def spec(self, cfg: Mapping[str, Any]) -> ArchSpec:
         """ArchSpec from a Llama / Mistral / Qwen2 config."""
