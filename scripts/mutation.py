@@ -110,9 +110,16 @@ class Mutant:
     seconds: float = 0.0
     source_line: str = field(default="", repr=False)
 
+    indent: int = 0  # bytes of leading whitespace of the line (for matching across edits)
+
     @property
     def key(self) -> str:
         return f"{self.module}:{self.line}:{self.col}:{self.old}->{self.new}"
+
+    @property
+    def anchor(self) -> tuple[str, str, int, str, str]:
+        """Identity that survives edits elsewhere in the file: the line's text, not its number."""
+        return (self.module, self.source_line, self.col - self.indent, self.old, self.new)
 
 
 # --------------------------------------------------------------------------- generation
@@ -199,8 +206,10 @@ def generate(module: str, source: str) -> list[Mutant]:
         line, col = pos
         if line in skip_lines or any(a <= line <= b for a, b in spans):
             return
-        out.append(Mutant(module, line, col, old, new, kind,
-                          source_line=lines[line - 1].strip()))
+        text = lines[line - 1]
+        indent = len(text.encode("utf-8")) - len(text.lstrip().encode("utf-8"))
+        out.append(Mutant(module, line, col, old, new, kind, source_line=text.strip(),
+                          indent=indent))
 
     for node in ast.walk(tree):
         if id(node) in annotations or id(node) in docstrings:
@@ -378,10 +387,12 @@ def main(argv: list[str] | None = None) -> int:
             generated[module] = len(mutants)
             group_of[module] = group
             if args.rerun:
-                old = {m["module"] + f":{m['line']}:{m['col']}:{m['old']}->{m['new']}"
-                       for m in json.loads(args.rerun.read_text())
-                       if m["status"] == "survived"}
-                mutants = [m for m in mutants if m.key in old]
+                old = {Mutant(**m).anchor for m in json.loads(args.rerun.read_text())
+                       if m["status"] == "survived" and m["module"] == module}
+                mutants = [m for m in mutants if m.anchor in old]
+                gone = len(old) - len({m.anchor for m in mutants})
+                if gone:
+                    print(f"{module}: {gone} earlier survivor(s) no longer in the source")
             elif args.max_per_module and len(mutants) > args.max_per_module:
                 mutants = sorted(rng.sample(mutants, args.max_per_module),
                                  key=lambda m: (m.line, m.col))

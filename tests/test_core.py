@@ -399,3 +399,82 @@ def test_random_gaussian_heads_baseline(seed: int) -> None:
     np.testing.assert_allclose(head.profile(), (0.5, 0.5, 0.0, 0.0), atol=5e-3)
     e = head.energies()
     assert abs(e.sym_sq / e.norm_sq - 769 / 1536) < 5e-3
+
+
+# --- batches, boundaries and edge values (each kills a mutant the suite let through) ------
+
+
+def test_batched_profile_matches_one_matrix_at_a_time() -> None:
+    Ls = RNG.standard_normal((4, 3, 3))
+    Ls[2] *= 1e-6  # a tiny form: the profile is scale invariant
+    batch = qk.profile(Ls)
+    assert all(np.shape(x) == (4,) for x in batch)
+    for i, L in enumerate(Ls):
+        np.testing.assert_allclose([x[i] for x in batch], dense_profile(L), atol=1e-12)
+        single = qk.profile(L)
+        assert all(type(x) is float for x in single)  # one matrix: Python floats
+    np.testing.assert_allclose(qk.profile(1e-3 * Ls[0]), qk.profile(Ls[0]), atol=1e-14)
+
+
+def test_zero_entries_of_a_batch_raise() -> None:
+    Ls = RNG.standard_normal((3, 2, 2))
+    Ls[1] = 0.0
+    with pytest.raises(qk.ZeroFormError):
+        qk.profile(Ls)
+    eig = np.array([[1.0, -1.0], [2.0, 0.5]])
+    with pytest.raises(qk.ZeroFormError):
+        qk.profile_from_eigenvalues(eig, np.array([2.0, 0.0]))
+    with pytest.raises(qk.ZeroFormError):
+        qk.profile_from_eigenvalues([1.0, -1.0], 0.0)
+    for f in (qk.pairing_score, qk.lobe_ratio, qk.lobe_departure):
+        with pytest.raises(qk.ZeroFormError):
+            f([0.0, 0.0])
+        with pytest.raises(qk.ZeroFormError):
+            f(np.array([[1.0, -1.0], [0.0, 0.0]]))
+    with pytest.raises(qk.ZeroFormError):
+        qk.symmetric_profile((1.0, 0.0, 0.0, 0.0))
+    with pytest.raises(qk.ZeroFormError):
+        qk.symmetric_profile(np.array([[0.5, 0.5, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]]))
+    with pytest.raises(qk.ParameterError):
+        qk.pairing_bound(np.array([1.0, np.nan]))
+
+
+def test_profile_from_eigenvalues_without_the_skew_energy() -> None:
+    """Without ``skew_sq`` the a-coordinate is what the spectrum leaves of |L|^2."""
+    L = RNG.standard_normal((5, 5))
+    S = (L + L.T) / 2
+    p = qk.profile_from_eigenvalues(np.linalg.eigvalsh(S), float(np.sum(L * L)))
+    np.testing.assert_allclose(p, dense_profile(L), atol=1e-12)
+    batch = qk.profile_from_eigenvalues(np.array([[2.0, -1.0], [1.0, 1.0]]),
+                                        np.array([10.0, 4.0]))
+    np.testing.assert_allclose(np.stack(batch, axis=-1),
+                               [[0.5, 0.4, 0.1, 0.0], [0.5, 0.0, 0.5, 0.0]], atol=1e-15)
+
+
+def test_symmetric_profile_divides_every_coordinate() -> None:
+    assert qk.symmetric_profile((0.5, 0.1, 0.1, 0.3)) == pytest.approx((0.2, 0.2, 0.6))
+    batch = qk.symmetric_profile(np.array([[0.5, 0.1, 0.1, 0.3], [0.0, 0.2, 0.3, 0.5]]))
+    np.testing.assert_allclose(np.stack(batch, axis=-1), [[0.2, 0.2, 0.6], [0.2, 0.3, 0.5]])
+
+
+def test_lobes_have_no_negative_zeros() -> None:
+    alpha, beta = qk.lobes([-0.0, 2.0, -1.0, 0.0])
+    assert not np.signbit(alpha).any() and not np.signbit(beta).any()
+
+
+def test_lobe_departure_value_when_lobes_are_not_proportional() -> None:
+    # alpha = (3, 1), beta = (1, 1): rho = sqrt(2)/sqrt(10); |beta - rho alpha| / |beta|
+    lam = [3.0, 1.0, -1.0, -1.0]
+    alpha, beta = np.array([3.0, 1.0]), np.array([1.0, 1.0])
+    rho = np.linalg.norm(beta) / np.linalg.norm(alpha)
+    want = np.linalg.norm(beta - rho * alpha) / np.linalg.norm(beta)
+    assert qk.lobe_departure(lam) == pytest.approx(want, rel=1e-12)
+    assert want > 0.3
+    assert np.isnan(qk.lobe_departure([2.0, 1.0]))  # no negative eigenvalue
+
+
+def test_count_signs_tolerance_zero_and_empty_spectra() -> None:
+    assert tuple(qk.count_signs([1e-300, -1e-300, 0.0], tol=0.0)) == (1, 1, 1)
+    assert tuple(qk.count_signs(np.zeros(0))) == (0, 0, 0)
+    sig = qk.count_signs(np.zeros((2, 0)))
+    assert sig.n_pos.tolist() == [0, 0] and sig.n_zero.tolist() == [0, 0]
