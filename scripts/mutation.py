@@ -110,16 +110,21 @@ class Mutant:
     seconds: float = 0.0
     source_line: str = field(default="", repr=False)
 
-    indent: int = 0  # bytes of leading whitespace of the line (for matching across edits)
-
     @property
     def key(self) -> str:
         return f"{self.module}:{self.line}:{self.col}:{self.old}->{self.new}"
 
-    @property
-    def anchor(self) -> tuple[str, str, int, str, str]:
-        """Identity that survives edits elsewhere in the file: the line's text, not its number."""
-        return (self.module, self.source_line, self.col - self.indent, self.old, self.new)
+
+def anchors(mutants: list[Mutant]) -> dict[tuple[str, str, str, str, int], Mutant]:
+    """Identities that survive edits elsewhere in a file: the line's text (not its number),
+    the edit, and which occurrence of that edit on such a line it is."""
+    out: dict[tuple[str, str, str, str, int], Mutant] = {}
+    for m in sorted(mutants, key=lambda m: (m.module, m.line, m.col)):
+        k = 0
+        while (m.module, m.source_line, m.old, m.new, k) in out:
+            k += 1
+        out[(m.module, m.source_line, m.old, m.new, k)] = m
+    return out
 
 
 # --------------------------------------------------------------------------- generation
@@ -206,10 +211,8 @@ def generate(module: str, source: str) -> list[Mutant]:
         line, col = pos
         if line in skip_lines or any(a <= line <= b for a, b in spans):
             return
-        text = lines[line - 1]
-        indent = len(text.encode("utf-8")) - len(text.lstrip().encode("utf-8"))
-        out.append(Mutant(module, line, col, old, new, kind, source_line=text.strip(),
-                          indent=indent))
+        out.append(Mutant(module, line, col, old, new, kind,
+                          source_line=lines[line - 1].strip()))
 
     for node in ast.walk(tree):
         if id(node) in annotations or id(node) in docstrings:
@@ -387,12 +390,14 @@ def main(argv: list[str] | None = None) -> int:
             generated[module] = len(mutants)
             group_of[module] = group
             if args.rerun:
-                old = {Mutant(**m).anchor for m in json.loads(args.rerun.read_text())
-                       if m["status"] == "survived" and m["module"] == module}
-                mutants = [m for m in mutants if m.anchor in old]
-                gone = len(old) - len({m.anchor for m in mutants})
-                if gone:
-                    print(f"{module}: {gone} earlier survivor(s) no longer in the source")
+                earlier = anchors([Mutant(**m) for m in json.loads(args.rerun.read_text())
+                                   if m["module"] == module])
+                wanted = {a for a, m in earlier.items() if m.status == "survived"}
+                now = anchors(mutants)
+                mutants = [m for a, m in now.items() if a in wanted]
+                if len(mutants) < len(wanted):
+                    print(f"{module}: {len(wanted) - len(mutants)} earlier survivor(s) are no "
+                          "longer in the source")
             elif args.max_per_module and len(mutants) > args.max_per_module:
                 mutants = sorted(rng.sample(mutants, args.max_per_module),
                                  key=lambda m: (m.line, m.col))
