@@ -197,3 +197,47 @@ def test_softcap_and_scale_facts(converted) -> None:
     assert qm.load(converted("granite")[1]).info.attention_scale == pytest.approx(0.3)
     assert qm.load(converted("phi3")[1]).info.rotary_fraction == 0.5
     assert qm.load(converted("stablelm")[1]).info.rotary_fraction == 0.25
+
+
+def test_survey_records_policy_and_notes(converted, tmp_path) -> None:
+    """``qkforms survey --qk-norm fold`` on a Qwen3 and a Gemma 2 GGUF: the rows are the
+    statistics of L', and manifest, summary and report say what was done."""
+    import argparse
+    import contextlib
+    import io
+
+    import pyarrow.parquet as pq
+
+    from qkforms.report.build import build_report
+    from qkforms.survey.command import configure, run
+
+    qwen3, gemma2 = converted("qwen3")[1], converted("gemma2")[1]
+    parser = argparse.ArgumentParser()
+    configure(parser)
+    out = tmp_path / "out"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert run(parser.parse_args([qwen3, gemma2, "--out", str(out), "--qk-norm", "fold",
+                                      "--no-stats", "--no-progress"])) == 0
+    man = json.loads((out / "manifest.json").read_text())
+    assert man["options"]["qk_norm"] == "fold" and man["qk_norm"]["policy"] == "fold"
+    assert "fixes the sign of every score" in man["qk_norm"]["meaning"]
+    q_entry, g_entry = man["models"]
+    assert q_entry["qk_norm_policy"] == "fold" and q_entry["qk_norm"]["kind"] == "rms"
+    assert any("L' = (C W_K)^T" in note for note in q_entry["notes"])
+    assert g_entry["attn_softcap"] == pytest.approx(5.0) and g_entry["qk_norm"] is None
+    assert len(g_entry["notes"]) == 1 and g_entry["notes"][0].startswith("logit soft-capping")
+    assert "--qk-norm fold" in " ".join(man["argv"])
+    summary = (out / "summary.md").read_text()
+    assert "q/k-normalized heads (--qk-norm fold)" in summary
+    assert "strictly increasing odd map" in summary and "(cap = 5)" in summary
+    # the surveyed forms are L' (folded maps), not W_K^T W_Q of the stored maps
+    heads = pq.read_table(out / "heads.parquet").to_pandas()
+    rows = heads[heads.model == q_entry["model"]].set_index(["layer", "head"])
+    for hw in qm.load(qwen3, qk_norm="fold").heads():
+        want = np.linalg.norm(hw.W_K.T @ hw.W_Q) ** 2
+        assert rows.loc[(hw.layer, hw.head), "norm_sq"] == pytest.approx(want, rel=1e-9)
+    page = build_report(out, pngs=False, n_boot=0, fits=False).read_text(encoding="utf-8")
+    assert 'id="score-notes"' in page and "strictly increasing odd map" in page
+    # the default policy refuses the Qwen3 file before any work
+    with pytest.raises(UnsupportedArchitectureError, match="--qk-norm fold"):
+        run(parser.parse_args([qwen3, "--out", str(tmp_path / "o2"), "--no-stats"]))

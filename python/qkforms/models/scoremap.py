@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "QK_NORM_POLICIES",
+    "QK_NORM_POLICY_MEANINGS",
     "check_qk_norm_policy",
     "fold_qk_norm",
     "gain_rows",
@@ -65,6 +66,15 @@ QK_NORM_FOLD_NOTE = (
     "L' = (C W_K)^T diag(gamma_q * gamma_k) (C W_Q) (C: centering for LayerNorm, identity "
     "for RMSNorm; gamma: the stored gains). Every statistic here is that of L', which "
     "fixes the sign of every score; the score itself is not a fixed bilinear form.")
+
+#: what each ``--qk-norm`` policy means (manifest, summary, report)
+QK_NORM_POLICY_MEANINGS = {
+    "refuse": ("models that normalize their projected queries and keys (Qwen3, Gemma 3, "
+               "OLMo2, ...) are refused: their score is not a fixed bilinear form"),
+    "fold": ("models that normalize their projected queries and keys are surveyed through "
+             "L' = (C W_K)^T diag(gamma_q * gamma_k) (C W_Q): their score is "
+             "c f(x) g(y) x^T L' y with positive f, g, so L' fixes the sign of every score"),
+}
 
 #: what soft-capping means for the survey
 SOFTCAP_NOTE = (
