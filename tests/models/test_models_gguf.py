@@ -463,3 +463,17 @@ def test_smollm2_matches_transformers_gguf_loader(tmp_path, monkeypatch) -> None
         assert np.array_equal(lw.W_Q.reshape(want_q.shape), want_q)
         assert np.array_equal(lw.W_K.reshape(want_k.shape), want_k)
     shutil.rmtree(local)
+
+
+def test_readme_lists_every_gguf_architecture_and_type() -> None:
+    """The README's GGUF table names every architecture and every decodable type."""
+    from pathlib import Path
+
+    from qkforms.models.ggufio import SUPPORTED_GGUF_ARCHITECTURES
+
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    table = text[text.index("| GGUF architecture |"):text.index("What the main command")]
+    for arch in SUPPORTED_GGUF_ARCHITECTURES:
+        assert f"`{arch}`" in table, arch
+    for type_name in DECODABLE:
+        assert type_name in table, type_name

@@ -29,12 +29,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
-
-from dataclasses import dataclass
-from functools import lru_cache
 
 from qkforms.errors import CheckpointError, MissingTensorError, UnsupportedArchitectureError
 from qkforms.models.config import ArchSpec, QKNorm
@@ -249,7 +248,8 @@ class GGUFStore:
         """
         kind = self.dtype(name)
         if kind not in decodable_types():
-            from importlib.metadata import PackageNotFoundError, version as dist_version
+            from importlib.metadata import PackageNotFoundError
+            from importlib.metadata import version as dist_version
 
             try:
                 version = dist_version("gguf")

@@ -8,8 +8,9 @@ may be given explicitly (``head_dim``) and differ from ``N / n_q`` (Mistral-Smal
 Qwen2 always has q/k biases, Mistral never.
 
 GGUF (llama.cpp, architectures ``llama``, ``granite``, ``olmo``; read by
-:mod:`qkforms.models.layouts.gguf`): llama.cpp's converter permutes the rows of each head so that its interleaved ("normal")
-RoPE sees the pairs that Hugging Face's split-half RoPE rotates together::
+:mod:`qkforms.models.layouts.gguf`): llama.cpp's converter permutes the rows of each
+head so that its interleaved ("normal") RoPE sees the pairs that Hugging Face's
+split-half RoPE rotates together::
 
     permute(W, H) = W.reshape(H, 2, n/2, N).swapaxes(1, 2).reshape(W.shape)
 
