@@ -477,3 +477,36 @@ def test_readme_lists_every_gguf_architecture_and_type() -> None:
         assert f"`{arch}`" in table, arch
     for type_name in DECODABLE:
         assert type_name in table, type_name
+
+
+def test_gguf_streams_one_layer_at_a_time(tmp_path, monkeypatch) -> None:
+    """Only the layer's q/k tensors are dequantized (never values or MLPs), one layer per
+    step, with peak memory independent of the depth."""
+    import tracemalloc
+
+    from qkforms.models.ggufio import GGUFStore
+
+    layers, N = 24, 256
+    q, k, qb, kb = _random_llama(7, layers=layers, N=N, n_q=4, n_kv=2, n=16)
+    extra = {f"blk.{i}.ffn_up.weight": np.ones((4 * N, N), dtype=np.float32)
+             for i in range(layers)}
+    path = str(tmp_path / "deep.gguf")
+    _write_llama_gguf(path, q, k, qb, kb, N=N, n_q=4, n_kv=2, n=16, extra=extra)
+    read: list[str] = []
+    original = GGUFStore.read
+    monkeypatch.setattr(GGUFStore, "read", lambda self, name: (read.append(name),
+                                                               original(self, name))[1])
+    model = qm.load(path, checksum=False)
+    assert read == []  # opening reads headers only
+    tracemalloc.start()
+    peaks = []
+    for lw in model.layers():
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.reset_peak()
+        i = lw.layer
+        assert read == [f"blk.{i}.attn_{s}" for s in ("q.weight", "k.weight", "q.bias",
+                                                       "k.bias")]
+        read.clear()
+    tracemalloc.stop()
+    # every step allocates about one layer's q/k (a few hundred kB), never the model
+    assert max(peaks[1:]) < 4 * min(peaks[1:]) and max(peaks) < 8 * 2**20
