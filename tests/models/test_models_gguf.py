@@ -510,3 +510,43 @@ def test_gguf_streams_one_layer_at_a_time(tmp_path, monkeypatch) -> None:
     tracemalloc.stop()
     # every step allocates about one layer's q/k (a few hundred kB), never the model
     assert max(peaks[1:]) < 4 * min(peaks[1:]) and max(peaks) < 8 * 2**20
+
+
+def test_rope_settings_from_metadata() -> None:
+    """RoPE base, rotated fraction and every kind of scaling come from the metadata."""
+    from qkforms.models.ggufio import spec_from_gguf
+
+    base = {"general.architecture": "qwen2", "qwen2.block_count": 2,
+            "qwen2.embedding_length": 64, "qwen2.attention.head_count": 4,
+            "qwen2.attention.head_count_kv": 2, "qwen2.rope.freq_base": 1e6,
+            "qwen2.rope.scaling.type": "yarn", "qwen2.rope.scaling.factor": 4.0,
+            "qwen2.rope.scaling.original_context_length": 32768,
+            "qwen2.rope.scaling.yarn_beta_fast": 32.0}
+    spec = spec_from_gguf(base, ["blk.0.attn_q.bias", "blk.0.attn_k.bias"])
+    assert (spec.rope_base, spec.rotary_fraction, spec.has_qk_bias) == (1e6, 1.0, True)
+    assert spec.rope_scaling == {"rope_type": "yarn", "factor": 4.0,
+                                 "original_context_length": 32768, "yarn_beta_fast": 32.0}
+    phi = {"general.architecture": "phi3", "phi3.block_count": 2, "phi3.embedding_length": 64,
+           "phi3.attention.head_count": 4, "phi3.rope.dimension_count": 12,
+           "phi3.rope.scaling.attn_factor": 1.19}
+    spec = spec_from_gguf(phi, ["rope_factors_long.weight", "rope_factors_short.weight"])
+    assert spec.rotary_fraction == 0.75 and spec.n_kv == 4
+    assert spec.rope_scaling["rope_type"] == "longrope"
+    assert spec.rope_scaling["attn_factor"] == 1.19
+    llama = {"general.architecture": "llama", "llama.block_count": 2,
+             "llama.embedding_length": 64, "llama.attention.head_count": 4}
+    assert spec_from_gguf(llama, ["rope_freqs.weight"]).rope_scaling == {
+        "rope_type": "llama3", "frequency_factors": "rope_freqs.weight"}
+    gemma3 = {"general.architecture": "gemma3", "gemma3.block_count": 2,
+              "gemma3.embedding_length": 64, "gemma3.attention.head_count": 4,
+              "gemma3.attention.key_length": 32, "gemma3.rope.freq_base": 1e6,
+              "gemma3.rope.freq_base_swa": 1e4}
+    spec = spec_from_gguf(gemma3, [])
+    assert spec.n == 32 and spec.rope_scaling == {"rope_base_sliding_window": 1e4}
+    gpt2 = {"general.architecture": "gpt2", "gpt2.block_count": 2, "gpt2.embedding_length": 64,
+            "gpt2.attention.head_count": 4}
+    spec = spec_from_gguf(gpt2, ["blk.0.attn_qkv.bias"])
+    assert (spec.positional, spec.rope_base, spec.has_qk_bias) == ("absolute", None, True)
+    varying = dict(llama, **{"llama.attention.head_count_kv": [4, 2]})
+    with pytest.raises(UnsupportedArchitectureError, match="varies per layer"):
+        spec_from_gguf(varying, [])
