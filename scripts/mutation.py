@@ -43,6 +43,7 @@ from __future__ import annotations
 import argparse
 import ast
 import io
+import itertools
 import json
 import os
 import random
@@ -377,7 +378,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
     sys.dont_write_bytecode = True
     rng = random.Random(args.seed)
-    plan: list[tuple[Mutant, list[str]]] = []
+    per_module: list[list[tuple[Mutant, list[str]]]] = []
     generated: dict[str, int] = {}
     group_of: dict[str, str] = {}
     for group in args.groups:
@@ -401,7 +402,10 @@ def main(argv: list[str] | None = None) -> int:
             elif args.max_per_module and len(mutants) > args.max_per_module:
                 mutants = sorted(rng.sample(mutants, args.max_per_module),
                                  key=lambda m: (m.line, m.col))
-            plan += [(m, tests) for m in mutants]
+            per_module.append([(m, tests) for m in mutants])
+    # round robin over the modules: a time budget that stops the run early leaves every
+    # module sampled, not the last ones untouched
+    plan = [job for row in itertools.zip_longest(*per_module) for job in row if job is not None]
     if args.list:
         for m, _ in plan:
             print(f"{m.module}:{m.line}: {m.old!r} -> {m.new!r} [{m.kind}]  {m.source_line}")
