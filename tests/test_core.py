@@ -478,3 +478,46 @@ def test_count_signs_tolerance_zero_and_empty_spectra() -> None:
     assert tuple(qk.count_signs(np.zeros(0))) == (0, 0, 0)
     sig = qk.count_signs(np.zeros((2, 0)))
     assert sig.n_pos.tolist() == [0, 0] and sig.n_zero.tolist() == [0, 0]
+
+
+def test_theta_family_values_beyond_rho_two_and_batches() -> None:
+    # rho = 3: (rho - 1)^2 = 4 (rho = 2 cannot tell a square from a cube)
+    np.testing.assert_allclose(qk.accumulation_limit(3.0), (0.0, 0.6, 0.0, 0.4), atol=1e-15)
+    np.testing.assert_allclose(qk.theta_L(3.0), (6 / 16, 6 / 16, 0.0, 4 / 16), atol=1e-15)
+    np.testing.assert_allclose(qk.theta_p(3.0), (0.3, 0.3, 0.0, 0.4), atol=1e-15)
+    np.testing.assert_allclose(qk.theta_p(np.inf), (0.0, 0.0, 0.0, 1.0))
+    for bad in (np.array([0.5, 2.0]), np.array([0.5, np.nan])):
+        with pytest.raises(qk.ParameterError):
+            qk.theta(bad)
+    for bad in (np.array([1.0, -1.0]), np.array([1.0, np.nan])):
+        for f in (qk.theta_p, qk.theta_L, qk.accumulation_limit):
+            with pytest.raises(qk.ParameterError):
+                f(bad)
+
+
+def test_face_info_is_immutable_and_on_theta_needs_both_conditions() -> None:
+    import dataclasses
+
+    info = qk.classify_profile((0.25, 0.25, 0.0, 0.5))
+    assert info.on_theta  # a = b, cd = 0 (the segment towards d = 1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        info.attainable = False  # type: ignore[misc]
+    assert not qk.classify_profile((0.5, 0.2, 0.3, 0.0)).on_theta  # cd = 0 but a != b
+    assert not qk.classify_profile((0.3, 0.3, 0.2, 0.2)).on_theta  # a = b but cd > 0
+
+
+def test_spectral_type_rules_off_the_face_a_0_and_at_their_boundaries() -> None:
+    # radius rule on the symmetric profile: (c + d)/(1 - a), not c + d
+    assert qk.spectral_type((0.5, 0.48, 0.012, 0.008)) == "I+"  # (c + d)/(1 - a) = 0.04
+    assert qk.spectral_type((0.5, 0.49, 0.006, 0.004)) == "II"
+    with pytest.raises(qk.ZeroFormError):
+        qk.spectral_type((1.0, 0.0, 0.0, 0.0))  # S = 0: no symmetric profile
+    with pytest.raises(qk.ZeroFormError):
+        qk.spectral_type(np.array([[0.5, 0.5, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]]))
+    # imbalance rule: strict inequalities imb > 0.2 and c + d > 0.01 (docs/theory.md §12.5)
+    assert spectral_type_imbalance((0.0, 0.375, 0.375, 0.25)) == "II"  # imb = 0.2 exactly
+    assert spectral_type_imbalance((0.0, 0.375, 0.25, 0.375)) == "II"  # imb = -0.2
+    assert spectral_type_imbalance((0.5, 0.48, 0.015, 0.005)) == "I+"
+    assert spectral_type_imbalance((0.5, 0.49, 0.005, 0.02)) == "I-"
+    assert spectral_type_imbalance((0.98, 0.0, 0.0078125, 0.0)) == "II"  # c + d < 0.01
+    assert spectral_type_imbalance((0.0, 0.9921875, 0.0078125, 0.0), min_mass=0.0078125) == "II"
