@@ -521,3 +521,14 @@ def test_spectral_type_rules_off_the_face_a_0_and_at_their_boundaries() -> None:
     assert spectral_type_imbalance((0.5, 0.49, 0.005, 0.02)) == "I-"
     assert spectral_type_imbalance((0.98, 0.0, 0.0078125, 0.0)) == "II"  # c + d < 0.01
     assert spectral_type_imbalance((0.0, 0.9921875, 0.0078125, 0.0), min_mass=0.0078125) == "II"
+
+
+def test_small_spectra_and_norms_are_not_special() -> None:
+    """Every score is scale invariant: tiny eigenvalues and |L|^2 < 1 change nothing."""
+    lam = np.array([3.0, 1.0, -1.0, -1.0])
+    for s in (1e-3, 0.1, 1.0):
+        assert qk.lobe_departure(s * lam) == pytest.approx(qk.lobe_departure(lam), rel=1e-12)
+        assert qk.pairing_score(s * lam) == pytest.approx(qk.pairing_score(lam), rel=1e-12)
+        assert qk.lobe_ratio(s * lam) == pytest.approx(qk.lobe_ratio(lam), rel=1e-12)
+        p = qk.profile_from_eigenvalues(s * lam, s * s * 20.0)
+        np.testing.assert_allclose(p, qk.profile_from_eigenvalues(lam, 20.0), atol=1e-14)

@@ -273,3 +273,18 @@ def test_layer_shapes_and_kv_index_are_checked() -> None:
             gram.layer_spectra(Q, K, np.array(bad))
     with pytest.raises(qk.ShapeError, match="must both have shape"):
         gram.head_spectra(Q[:2], K[:1])
+
+
+def test_pivot_rule_of_the_fallback() -> None:
+    """The documented rule: Cholesky unless the smallest squared pivot is at most
+    ``PIVOT_LIMIT * max diag(G)`` (or there is no Cholesky factor)."""
+    from qkforms.gram import _cholesky
+
+    passes = np.diag([4.0, 1e3 * PIVOT_LIMIT])  # squared pivots 4 and 1e-5 > 4e-8
+    falls = np.diag([4.0, PIVOT_LIMIT])  # 1e-8 <= 4e-8 (also below PIVOT_LIMIT / 4)
+    indefinite = -np.eye(2)
+    F, ok = _cholesky(np.stack([passes, falls, indefinite, np.eye(2)]))
+    assert ok.tolist() == [True, False, False, True]
+    np.testing.assert_allclose(F[3], np.eye(2))  # heads factored one by one keep theirs
+    F0, ok0 = _cholesky(np.zeros((0, 2, 2)))
+    assert F0.shape == (0, 2, 2) and ok0.shape == (0,)
