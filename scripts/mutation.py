@@ -82,7 +82,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
          "stats/observations.py", "stats/spectral.py", "stats/synthetic.py", "stats/table.py",
          "stats/types.py"],
         ["tests/stats/test_types_bootstrap_table.py", "tests/stats/test_fits.py",
-         "tests/stats/test_observations.py", "tests/stats/test_pandas_input.py"],
+         "tests/stats/test_observations.py", "tests/stats/test_pandas_input.py",
+         "tests/stats/test_certified_tables.py", "tests/stats/test_samples_rows_tasks.py"],
     ),
 }
 

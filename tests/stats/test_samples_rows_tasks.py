@@ -1,0 +1,65 @@
+"""Per-head samples, synthetic survey rows, layer tasks and table columns at their edges.
+
+Each test here kills a mutant of ``qkforms.stats`` that the rest of the suite let through
+(``scripts/mutation.py``): order and thresholds of the samples, defaults of the synthetic
+rows, the one-(model, layer) rule of a layer task, and ragged table columns.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from qkforms import Head
+from qkforms.errors import QKFormsError
+from qkforms.stats.layer import layer_task
+from qkforms.stats.spectral import SAMPLES, head_samples
+from qkforms.stats.synthetic import survey_rows
+from qkforms.stats.table import Table
+from qkforms.tolerances import REDUCED_TOL
+
+
+def test_head_samples_are_decreasing_and_relative_to_the_largest_value() -> None:
+    big = 1e3
+    eig = np.array([big, 3.0, 5e-3 * REDUCED_TOL * big, 0.0, -2.0 * REDUCED_TOL * big, -7.0])
+    s = head_samples(eig, [4.0, 1e-9 * REDUCED_TOL, 2.0], [0.5, 3.0, 0.0])
+    assert s["lambda_pos"].tolist() == [big, 3.0]  # 5e-3 * tol * max is "zero"
+    assert s["lambda_neg"].tolist() == [7.0, 2.0 * REDUCED_TOL * big]
+    assert s["sigma_T"].tolist() == [4.0, 2.0]
+    assert s["abs_eig_L"].tolist() == [3.0, 0.5]
+    for name in SAMPLES:
+        assert np.all(np.diff(s[name]) <= 0), name
+    empty = head_samples([2.0, 1.0], None, None)  # no negative eigenvalue, nothing else
+    assert empty["lambda_neg"].size == 0 and empty["sigma_T"].size == 0
+    assert head_samples(np.zeros(4), [0.0], [0.0])["lambda_pos"].size == 0
+
+
+def test_survey_rows_defaults_one_layer_and_no_certified_columns() -> None:
+    rng = np.random.default_rng(0)
+    heads = [Head(*rng.standard_normal((2, 2, 8))) for _ in range(3)]
+    h, s = survey_rows("m", heads)
+    assert h["layer"] == [0, 0, 0] and h["head"] == [0, 1, 2] and s["layer"] == [0, 0, 0]
+    assert h["a_lo"] == [None, None, None] and h["theta_dist_hi"] == [None] * 3
+
+
+def test_layer_task_takes_one_model_and_layer() -> None:
+    rng = np.random.default_rng(1)
+    h, s = survey_rows("m", [Head(*rng.standard_normal((2, 2, 8))) for _ in range(4)],
+                       heads_per_layer=2)
+    with pytest.raises(QKFormsError, match="several"):
+        layer_task(h, s, fits=False, baseline=False)
+    other = dict(h, model=["m", "n", "m", "n"], layer=[0, 0, 0, 0])
+    with pytest.raises(QKFormsError, match="several"):
+        layer_task(other, s, fits=False, baseline=False)
+    one = {k: v[:2] for k, v in h.items()}
+    sp = {k: v[:2] for k, v in s.items() if k != "abs_eig_L"}  # a missing column is null
+    out = layer_task(one, sp, fits=False, baseline=False)
+    assert out["head_stats"]["head"] == [0, 1] and out["head_stats"]["layer"] == [0, 0]
+    assert out["baseline"]["head"] == []  # baseline=False
+
+
+def test_table_columns_ragged_and_two_dimensional() -> None:
+    t = Table({"x": np.ones((2, 3)), "y": [None, [1.0, 2.0]], "z": np.arange(2)})
+    assert t["x"].dtype == object and len(t["x"]) == 2 and t["x"][0].tolist() == [1.0] * 3
+    assert t["y"][0] is None and t["y"][1].tolist() == [1.0, 2.0]
+    assert t["z"].tolist() == [0, 1]
