@@ -34,11 +34,13 @@ import numpy as np
 from qkforms.errors import (
     CheckpointError,
     NonFiniteError,
+    OutputError,
     QKFormsError,
     UnsupportedArchitectureError,
 )
-from qkforms.gram import LayerSpectra, layer_spectra
+from qkforms.gram import LayerSpectra, layer_spectra, unit_scale
 from qkforms.survey.manifest import ModelRun, check_resume, manifest, run_fingerprint
+from qkforms.survey.outdir import OutputLock, check_out, sanitize
 from qkforms.survey.parallel import (
     OneBehind,
     blas_single_thread,
@@ -129,7 +131,8 @@ def parse_layers(spec: Sequence[str] | None, n_layers: int) -> list[int]:
     Raises
     ------
     QKFormsError
-        For malformed items or layers outside ``[0, n_layers)``.
+        For malformed items, empty ranges (``5-2``), an empty selection, or layers
+        outside ``[0, n_layers)``.
 
     Examples
     --------
@@ -153,11 +156,17 @@ def parse_layers(spec: Sequence[str] | None, n_layers: int) -> list[int]:
                     rng = range(int(tok), int(tok) + 1)
             except ValueError:
                 raise QKFormsError(f"bad layer selection {tok!r} (use e.g. 3, 0-5, 1,4)") from None
+            if not rng:
+                raise QKFormsError(f"layer range {tok!r} is empty (its start is above its "
+                                   f"end; did you mean {rng.stop - 1}-{rng.start}?)")
             for layer in rng:
                 if not 0 <= layer < n_layers:
                     raise QKFormsError(f"layer {layer} out of range: the model has "
                                        f"{n_layers} layers (0-{n_layers - 1})")
                 chosen.add(layer)
+    if not chosen:
+        raise QKFormsError(f"--layers {' '.join(map(str, spec))} selects no layer "
+                           "(use e.g. 3, 0-5, 1,4)")
     return sorted(chosen)
 
 
@@ -213,16 +222,24 @@ class LayerResult:
 
 
 def _spectra(W_Q: np.ndarray, W_K: np.ndarray, kv_index: np.ndarray, keep_factors: bool,
-             threads: int) -> LayerSpectra:
-    """:func:`layer_spectra` on ``threads`` slices of the query heads, in parallel.
+             threads: int) -> tuple[LayerSpectra, LayerSpectra]:
+    """:func:`layer_spectra` of rescaled weights, on ``threads`` slices of the query heads.
 
-    Every per-head number is computed by the same calls on the same blocks whatever
-    the slicing, so the result is identical to one batch.
+    Returns the spectra of the rescaled heads (every query and key head divided by its
+    power-of-two :func:`~qkforms.gram.unit_scale`, as :class:`qkforms.Head` does, so
+    that weights of 1e-300 or 1e300 neither under- nor overflow) and the same scaled
+    back to the stored weights (:meth:`LayerSpectra.scaled`; ``inf``/0 only where the
+    true value is beyond float64). Every per-head number is computed by the same calls
+    on the same blocks whatever the slicing, so the result is identical to one batch.
     """
-    parts = map_slices(lambda a, b: layer_spectra(W_Q[a:b], W_K, kv_index[a:b],
+    s_Q, s_K = unit_scale(W_Q), unit_scale(W_K)
+    Q = W_Q / s_Q[:, None, None]
+    K = W_K / s_K[:, None, None]
+    parts = map_slices(lambda a, b: layer_spectra(Q[a:b], K, kv_index[a:b],
                                                   keep_factors=keep_factors),
                        int(kv_index.shape[0]), threads=threads)
-    return parts[0] if len(parts) == 1 else LayerSpectra.concat(parts)
+    unit = parts[0] if len(parts) == 1 else LayerSpectra.concat(parts)
+    return unit, unit.scaled(s_Q, s_K[kv_index])
 
 
 def _certify(W_Q: np.ndarray, W_K: np.ndarray, gamma: np.ndarray | None, n: int, N: int,
@@ -293,12 +310,17 @@ def process_layer(
         if failure is not None or isinstance(lw, UnreadLayer):
             sp = LayerSpectra.failed(n_q, n, failure or "layer could not be read",
                                      keep_factors=keep_factors)
+            cols = head_columns(sp, N=N, n=n)
         else:
             W_Q, W_K = lw.W_Q, lw.W_K
             if gamma is not None:
                 W_Q, W_K = W_Q * gamma, W_K * gamma
-            sp = _spectra(W_Q, W_K, kv_index, keep_factors, threads)
-        cols = head_columns(sp, N=N, n=n)
+            unit, sp = _spectra(W_Q, W_K, kv_index, keep_factors, threads)
+            # every statistic is scale-invariant except norm_sq: compute them on the
+            # rescaled heads, and take norm_sq (and the stored spectra) at true scale
+            cols = head_columns(unit, N=N, n=n)
+            sp.ok, sp.error = unit.ok, unit.error
+            cols["norm_sq"] = np.where(cols["valid"], sp.norm_sq, np.nan)
     t1 = time.perf_counter()
     certified: list[bool | None] = [None] * n_q
     if exact and failure is None and not isinstance(lw, UnreadLayer):
@@ -394,7 +416,7 @@ def _progress(total: int, desc: str, enabled: bool) -> Any:
 
 
 def _survey_model(model: Model, source: str | None, key: str, label: str, opts: SurveyOptions,
-                  layers: list[int]) -> ModelRun:
+                  layers: list[int], lock: OutputLock | None = None) -> ModelRun:
     info = model.info
     store = PartStore(opts.out, key)
     keep_factors = info.positional == "rope"
@@ -423,7 +445,8 @@ def _survey_model(model: Model, source: str | None, key: str, label: str, opts: 
             odict["out"] = str(opts.out)
             calls = [(source, str(opts.out), key, label, layer, odict, keep_factors)
                      for layer in todo]
-            run_processes(_worker_layer, calls, workers=opts.workers, on_result=add)
+            run_processes(_worker_layer, calls, workers=opts.workers, on_result=add,
+                          on_start=lock.record_workers if lock is not None else None)
         else:
             # read layer i + 1, compute layer i, write layer i - 1: all at once
             with OneBehind(add) as writer:
@@ -433,6 +456,14 @@ def _survey_model(model: Model, source: str | None, key: str, label: str, opts: 
                                         gammas)
                     res.timings["read_s"] = read_s
                     writer.submit(lambda layer=layer, res=res: _write(store, layer, res))
+    except BaseException:
+        # the workers are dead (run_processes joined them) and the writer thread is
+        # done: a write they were killed in left a temporary file, which goes now
+        try:
+            store.clean_temporaries()
+        except (OSError, QKFormsError):  # pragma: no cover - best effort on the way out
+            pass
+        raise
     finally:
         if bar is not None:
             bar.close()
@@ -500,8 +531,7 @@ def survey(
     from qkforms.survey.tables import concat_tables
 
     t_start = time.perf_counter()
-    out = Path(opts.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = check_out(opts.out)
     srcs = list(sources) if sources is not None else [None] * len(models)
     names = [m.info.name for m in models]
     keys = _unique_keys(names)
@@ -509,31 +539,67 @@ def survey(
     labels = [name if names.count(name) == 1 else f"{name} [{key}]"
               for name, key in zip(names, keys, strict=True)]
     selections = [parse_layers(opts.layers, m.info.n_layers) for m in models]
-    runs = []
-    for model, src, key, label, layers in zip(models, srcs, keys, labels, selections,
-                                              strict=True):
-        runs.append(_survey_model(model, src, key, label, opts, layers))
-    # merge
-    t_merge = time.perf_counter()
-    heads_parts, spectra_parts = [], []
-    for run in runs:
-        for layer in run.layers:
-            heads_parts.append(run.store.read_layer(layer, "heads"))
-            spectra_parts.append(run.store.read_layer(layer, "spectra"))
-    heads = concat_tables(heads_parts, "heads")
-    spectra = concat_tables(spectra_parts, "spectra")
-    atomic_write_table(out / "heads.parquet", heads)
-    atomic_write_table(out / "spectra.parquet", spectra)
-    for run in runs:
-        if run.keep_factors:
-            (out / "factors").mkdir(exist_ok=True)
-            run.store.merge_factors(run.layers, out / "factors" / f"{run.key}.npz")
-    merge_s = time.perf_counter() - t_merge
-    if load_seconds is not None:
-        for run, secs in zip(runs, load_seconds, strict=True):
-            run.timings["load_s"] = secs
-    man = manifest(models, srcs, runs, opts, heads, argv, __version__)
-    man["timings"] = {"merge_s": merge_s, "total_s": time.perf_counter() - t_start}
-    atomic_write_bytes(out / "manifest.json", json.dumps(man, indent=2).encode())
-    write_summary(out / "summary.md", heads, man)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create the output directory {out} "
+                          f"({exc.strerror or exc})") from exc
+    with OutputLock(out) as lock:
+        sanitize(out)
+        if opts.resume:
+            _check_resume_models(out, keys, names)
+        runs = []
+        for model, src, key, label, layers in zip(models, srcs, keys, labels, selections,
+                                                  strict=True):
+            runs.append(_survey_model(model, src, key, label, opts, layers, lock))
+        # merge
+        t_merge = time.perf_counter()
+        heads_parts, spectra_parts = [], []
+        for run in runs:
+            for layer in run.layers:
+                heads_parts.append(run.store.read_layer(layer, "heads"))
+                spectra_parts.append(run.store.read_layer(layer, "spectra"))
+        heads = concat_tables(heads_parts, "heads")
+        spectra = concat_tables(spectra_parts, "spectra")
+        atomic_write_table(out / "heads.parquet", heads, root=out)
+        atomic_write_table(out / "spectra.parquet", spectra, root=out)
+        for run in runs:
+            if run.keep_factors:
+                run.store.merge_factors(run.layers, out / "factors" / f"{run.key}.npz")
+        merge_s = time.perf_counter() - t_merge
+        if load_seconds is not None:
+            for run, secs in zip(runs, load_seconds, strict=True):
+                run.timings["load_s"] = secs
+        man = manifest(models, srcs, runs, opts, heads, argv, __version__)
+        man["timings"] = {"merge_s": merge_s, "total_s": time.perf_counter() - t_start}
+        atomic_write_bytes(out / "manifest.json", json.dumps(man, indent=2).encode(), root=out)
+        write_summary(out / "summary.md", heads, man)
     return man
+
+
+def _check_resume_models(out: Path, keys: list[str], names: list[str]) -> None:
+    """Refuse ``--resume`` when it would drop a model of the survey finished in ``out``.
+
+    Without this, resuming into another survey's directory would silently replace its
+    ``heads.parquet`` with a survey of different models. Adding models is allowed (the
+    earlier ones are kept from their parts).
+    """
+    path = out / "manifest.json"
+    if not path.exists():
+        return
+    from qkforms._fs import read_json
+
+    man = read_json(path, "survey manifest")
+    try:
+        before = [str(m["key"]) for m in man["models"]]
+        before_names = [str(m.get("model", m["key"])) for m in man["models"]]
+    except (KeyError, TypeError) as exc:
+        raise QKFormsError(f"{path}: not a survey manifest (no models list: {exc}); "
+                           "rerun without --resume to start over") from None
+    dropped = [name for key, name in zip(before, before_names, strict=True) if key not in keys]
+    if dropped:
+        raise QKFormsError(
+            f"--resume: {out} holds a survey of {', '.join(before_names)}, and resuming "
+            f"with {', '.join(names)} would replace it without {', '.join(dropped)}; "
+            "resume with the same sources, choose another --out, or rerun without "
+            "--resume to replace it on purpose")
