@@ -59,7 +59,7 @@ def theta(t: ArrayLike) -> Profile:
     >>> theta(1.0), theta(-1.0)
     (Profile(a=0.0, b=0.0, c=1.0, d=0.0), Profile(a=0.0, b=0.0, c=0.0, d=1.0))
     """
-    tt = np.asarray(t, dtype=np.float64)
+    tt = as_float_array(t, "t", finite=False)
     if np.any(np.abs(tt) > 1) or np.any(np.isnan(tt)):
         raise ValueError("theta(t) needs -1 <= t <= 1")
     h = (1.0 - tt**2) / 2.0
@@ -67,7 +67,7 @@ def theta(t: ArrayLike) -> Profile:
 
 
 def _rho_family(rho: ArrayLike, ab_weight: float, denom: str) -> Profile:
-    r = np.asarray(rho, dtype=np.float64)
+    r = as_float_array(rho, "rho", finite=False)
     if np.any(r < 0) or np.any(np.isnan(r)):
         raise ValueError("rho must be >= 0 (rho = inf is allowed)")
     inf = np.isinf(r)
@@ -140,9 +140,15 @@ def accumulation_limit(rho: ArrayLike) -> Profile:
     return Profile(q.a * 0.0, q.a + q.b, q.c, q.d)
 
 
+def _norm(v: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Euclidean norm over the last axis without overflow (``hypot``): a finite point
+    far from the simplex has a finite distance, not ``inf``."""
+    return np.hypot.reduce(v, axis=-1)
+
+
 def _as_points(p: Profile | ArrayLike) -> NDArray[np.float64]:
     if isinstance(p, Profile):
-        return np.stack([np.asarray(x, dtype=np.float64) for x in p], axis=-1)
+        return np.stack([as_float_array(x, "p", finite=False) for x in p], axis=-1)
     arr = as_float_array(p, "p", min_ndim=1)
     if arr.shape[-1] != 4:
         raise ValueError(f"a profile point has 4 coordinates, got shape {arr.shape}")
@@ -178,7 +184,7 @@ def theta_projection(p: Profile | ArrayLike) -> tuple[NDArray[np.float64], NDArr
         v = end - start
         s = np.clip(((x - start) @ v) / (v @ v), 0.0, 1.0)
         q = start + s[..., None] * v
-        dist = np.sum((x - q) ** 2, axis=-1)
+        dist = _norm(x - q)
         # parameter: on segment 0, c = (1 - s)... c = 1 - s  (t = sqrt(c) >= 0);
         # on segment 1, d = s (t = -sqrt(d) <= 0)
         t = np.sqrt(1.0 - s) if k == 0 else -np.sqrt(s)
@@ -212,5 +218,5 @@ def theta_distance(p: Profile | ArrayLike) -> float | NDArray[np.float64]:
     """
     x = _as_points(p)
     q, _ = theta_projection(x)
-    dist = np.sqrt(np.sum((x - q) ** 2, axis=-1))
+    dist = _norm(x - q)
     return float(dist) if np.ndim(dist) == 0 else dist

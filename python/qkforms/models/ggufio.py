@@ -30,8 +30,14 @@ from typing import Any
 
 import numpy as np
 
-from qkforms.errors import CheckpointError, MissingTensorError, UnsupportedArchitectureError
-from qkforms.models.config import ArchSpec, refuse_qk_norm
+from qkforms._fs import require_regular
+from qkforms.errors import (
+    CheckpointError,
+    MissingTensorError,
+    UnsafePathError,
+    UnsupportedArchitectureError,
+)
+from qkforms.models.config import ArchSpec, config_float, refuse_qk_norm
 
 __all__ = ["GGUFStore", "SUPPORTED_GGUF_ARCHITECTURES", "spec_from_gguf"]
 
@@ -77,7 +83,10 @@ class GGUFStore:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         gguf = _import_gguf()
         self.path = os.fspath(path)
-        size = os.path.getsize(self.path)
+        try:
+            size = require_regular(self.path)  # a FIFO would block the memory map forever
+        except UnsafePathError as exc:
+            raise CheckpointError(str(exc)) from None
         try:
             reader = gguf.GGUFReader(self.path, "r")
         except Exception as exc:  # the reader raises ValueError, IndexError, struct errors
@@ -198,7 +207,8 @@ def spec_from_gguf(meta: Mapping[str, Any], tensor_names: list[str]) -> ArchSpec
                               f"head_count={n_q} and no attention.key_length is given")
     n = _meta_int(meta, f"{arch}.attention.key_length", N // n_q)
     rot = meta.get(f"{arch}.rope.dimension_count")
-    fraction = float(rot) / n if rot is not None else 1.0
+    fraction = (config_float(rot, f"GGUF metadata {arch}.rope.dimension_count", high=n) / n
+                if rot is not None else 1.0)
     scaling: dict[str, Any] | None = None
     kind = meta.get(f"{arch}.rope.scaling.type")
     if kind not in (None, "none"):
@@ -210,6 +220,7 @@ def spec_from_gguf(meta: Mapping[str, Any], tensor_names: list[str]) -> ArchSpec
     return ArchSpec(architecture=str(arch), layout="gguf-llama",
                     n_layers=_meta_int(meta, f"{arch}.block_count"), N=N, n=n, n_q=n_q,
                     n_kv=n_kv, positional="rope",
-                    rope_base=float(meta.get(f"{arch}.rope.freq_base", 10000.0)),
+                    rope_base=config_float(meta.get(f"{arch}.rope.freq_base", 10000.0),
+                                           f"GGUF metadata {arch}.rope.freq_base"),
                     rotary_fraction=fraction, rope_scaling=scaling, has_qk_bias=has_bias,
                     causal=True)
