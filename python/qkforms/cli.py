@@ -16,8 +16,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from pathlib import Path
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from qkforms.errors import QKFormsError
 

@@ -18,7 +18,8 @@ import sys
 from pathlib import Path
 
 from qkforms.cli import bounded_int
-from qkforms.report.rope_view import MAX_D, MAX_HEADS as MAX_ROPE_HEADS
+from qkforms.report.rope_view import MAX_D
+from qkforms.report.rope_view import MAX_HEADS as MAX_ROPE_HEADS
 from qkforms.stats.bootstrap import MAX_BOOT as MAX_BOOTSTRAP
 
 __all__ = ["configure", "run"]

@@ -1,0 +1,58 @@
+"""Fixtures of the reliability tests (issue #19): no leaked process, no stray file.
+
+Every test here runs in its own temporary directory (the current directory too, so a
+relative path cannot land in the checkout) and with a unique ``QKFORMS_TEST_TAG`` in
+its environment, which every process it starts inherits (``python -m qkforms``
+subprocesses and their spawned survey workers alike). After the test:
+
+* no process carrying the tag may be alive (waited for, with a generous deadline for
+  a loaded machine; survivors are killed and the test fails) -- this also catches
+  orphans, which are no longer descendants of the test process;
+* the checkout's top-level entries must be unchanged (nothing written outside the
+  temporary directory).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from reliability_helpers import ROOT, TAG, tagged_processes, wait_until
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    tag = uuid.uuid4().hex
+    monkeypatch.setenv(TAG, tag)
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    work = tmp_path / "cwd"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    before = sorted(os.listdir(ROOT))
+    yield tag
+    if sys.platform.startswith("linux"):
+        try:
+            wait_until(lambda: not tagged_processes(tag), 60, "the test's processes to end")
+        except AssertionError:
+            left = tagged_processes(tag)
+            for pid in left:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            pytest.fail(f"the test left processes running: {left}")
+    assert sorted(os.listdir(ROOT)) == before, "the test wrote into the checkout"
+
+
+@pytest.fixture(scope="session")
+def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small synthetic Mistral-style checkpoint (4 layers x 4 query / 2 key heads)."""
+    from qkforms.survey.synthetic import write_llama_checkpoint
+
+    return write_llama_checkpoint(tmp_path_factory.mktemp("reliab") / "ckpt", n_layers=4,
+                                  N=32, n=4, n_q=4, n_kv=2, seed=5)
