@@ -2,8 +2,8 @@
 
 Every test here runs in its own temporary directory (the current directory too, so a
 relative path cannot land in the checkout) and with a unique ``QKFORMS_TEST_TAG`` in
-its environment, which every process it starts inherits (``python -m qkforms``
-subprocesses and their spawned survey workers alike). After the test:
+its environment (:mod:`leaks`), which every process it starts inherits (``python -m
+qkforms`` subprocesses and their spawned survey workers alike). After the test:
 
 * no process carrying the tag may be alive (waited for, with a generous deadline for
   a loaded machine; survivors are killed and the test fails) -- this also catches
@@ -15,14 +15,14 @@ subprocesses and their spawned survey workers alike). After the test:
 from __future__ import annotations
 
 import os
-import signal
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from reliability_helpers import ROOT, TAG, tagged_processes, wait_until
+from reliability_helpers import ROOT
+
+from leaks import TAG, leftover_processes
 
 
 @pytest.fixture(autouse=True)
@@ -35,17 +35,8 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     monkeypatch.chdir(work)
     before = sorted(os.listdir(ROOT))
     yield tag
-    if sys.platform.startswith("linux"):
-        try:
-            wait_until(lambda: not tagged_processes(tag), 60, "the test's processes to end")
-        except AssertionError:
-            left = tagged_processes(tag)
-            for pid in left:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-            pytest.fail(f"the test left processes running: {left}")
+    left = leftover_processes(tag, timeout=60)
+    assert not left, f"the test left processes running (now killed): {left}"
     assert sorted(os.listdir(ROOT)) == before, "the test wrote into the checkout"
 
 

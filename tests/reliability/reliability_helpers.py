@@ -9,27 +9,12 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from leaks import TAG, tagged_processes
+
+__all__ = ["ROOT", "TAG", "assert_one_line_error", "cli_env", "files_under", "run_cli",
+           "start_cli", "tagged_processes", "temporaries", "wait_until"]
+
 ROOT = Path(__file__).resolve().parents[2]
-TAG = "QKFORMS_TEST_TAG"
-
-
-def tagged_processes(tag: str) -> list[int]:
-    """Pids of the running processes (not zombies) whose environment holds ``TAG=tag``."""
-    needle = f"{TAG}={tag}".encode()
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as f:
-                env = f.read()
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                state = f.read().rsplit(b")", 1)[-1].split()[0]
-        except OSError:
-            continue
-        if needle in env.split(b"\0") and state not in (b"Z", b"X"):
-            found.append(int(entry))
-    return found
 
 
 def wait_until(predicate: Callable[[], object], timeout: float, what: str,

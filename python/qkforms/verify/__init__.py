@@ -409,12 +409,12 @@ def run(args: argparse.Namespace) -> int:
         max_examples=args.max_examples,
     )
     sys.stdout.write(render_table(report))
+    from qkforms._fs import atomic_write
+
     if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(report.to_json(), encoding="utf-8")
+        atomic_write(args.json, report.to_json().encode("utf-8"))
         print(f"wrote {args.json}")
     if args.markdown is not None:
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(render_markdown(report), encoding="utf-8")
+        atomic_write(args.markdown, render_markdown(report).encode("utf-8"))
         print(f"wrote {args.markdown}")
     return report.exit_status
