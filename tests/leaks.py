@@ -17,16 +17,30 @@ import time
 TAG = "QKFORMS_TEST_TAG"
 
 
+def _own_helpers() -> set[int]:
+    """Helper processes that live as long as this process: multiprocessing's resource
+    tracker (started once, on first use, and ended when this process exits)."""
+    try:
+        from multiprocessing import resource_tracker
+
+        pid = getattr(resource_tracker._resource_tracker, "_pid", None)
+    except (ImportError, AttributeError):
+        return set()
+    return {int(pid)} if pid else set()
+
+
 def tagged_processes(tag: str) -> list[int]:
-    """Pids of the running processes (not zombies, not this one) with ``TAG=tag``."""
+    """Pids of the running processes with ``TAG=tag``: not zombies, not this process and
+    not its own resource tracker (see :func:`_own_helpers`)."""
     needle = f"{TAG}={tag}".encode()
+    own = _own_helpers()
     found = []
     try:
         entries = os.listdir("/proc")
     except OSError:  # not Linux: nothing to check
         return []
     for entry in entries:
-        if not entry.isdigit() or int(entry) == os.getpid():
+        if not entry.isdigit() or int(entry) == os.getpid() or int(entry) in own:
             continue
         try:
             with open(f"/proc/{entry}/environ", "rb") as f:
