@@ -40,7 +40,7 @@ from qkforms.stats.bootstrap import (
     share_ci,
 )
 from qkforms.stats.table import Table, as_table
-from qkforms.survey.schema import SPECTRA_COLUMNS, STAT_READ_COLUMNS
+from qkforms.survey.schema import SPECTRA_READ_COLUMNS, STAT_READ_COLUMNS
 from qkforms.tolerances import SPECTRAL_TYPE_RADIUS
 
 __all__ = [
@@ -197,7 +197,7 @@ def _layer_payloads(
         h = {name: heads[name][idx].tolist() for name in ("model", "layer", "head", "N", "n")}
         s = {
             name: [_to_list(v) for v in spectra[name][sidx]] if name in spectra else []
-            for name in SPECTRA_COLUMNS
+            for name in SPECTRA_READ_COLUMNS
         }
         payloads.append((h, s))
     return payloads, np.asarray(order, dtype=np.int64)
@@ -701,7 +701,7 @@ def observations(
     missing = [c for c in HEAD_COLUMNS if c not in heads_all]
     if missing:
         raise QKFormsError(f"heads table lacks columns {missing} (architecture.md §5)")
-    smissing = [c for c in SPECTRA_COLUMNS if c not in spectra]
+    smissing = [c for c in SPECTRA_READ_COLUMNS if c not in spectra]
     if smissing:
         raise QKFormsError(f"spectra table lacks columns {smissing} (architecture.md §5)")
     status = np.asarray([str(s) for s in heads_all["status"]])

@@ -29,8 +29,8 @@ MEDIAN_COLUMNS = (
 )
 
 
-def model_summary(heads: Any, model: str) -> dict[str, Any]:
-    """Counts and medians for the rows of one model of a heads table.
+def model_summary(heads: Any, model: str, step: int | None = None) -> dict[str, Any]:
+    """Counts and medians for the rows of one model (and, for a run, one step).
 
     Examples
     --------
@@ -47,6 +47,8 @@ def model_summary(heads: Any, model: str) -> dict[str, Any]:
     (3, 3, 0, 3, None)
     """
     rows = heads.filter(_eq(heads.column("model"), model))
+    if step is not None:
+        rows = rows.filter(_eq(rows.column("step"), step))
     cols = {name: rows.column(name).to_pylist() for name in rows.column_names}
     status = cols["status"]
     ok = [i for i, s in enumerate(status) if s == "ok"]
@@ -81,7 +83,7 @@ def model_summary(heads: Any, model: str) -> dict[str, Any]:
     }
 
 
-def _eq(column: Any, value: str) -> Any:
+def _eq(column: Any, value: str | int) -> Any:
     import pyarrow.compute as pc
 
     return pc.equal(column, value)
@@ -119,6 +121,8 @@ def write_summary(path: Path, heads: Any, manifest: dict[str, Any]) -> str:
                  + ", ".join(f"{k}={v}" for k, v in opts.items()))
     lines.append("")
     for entry in manifest["models"]:
+        if entry.get("run") is not None:
+            continue  # checkpoints of a training run: one section per run below
         s = model_summary(heads, entry["model"])
         lines += [f"## {entry['model']}", ""]
         lines.append(f"{entry['architecture']}, {entry['n_layers']} layers, "
@@ -146,6 +150,37 @@ def write_summary(path: Path, heads: Any, manifest: dict[str, Any]) -> str:
             lines += ["", "Failure reasons:", ""]
             lines += [f"- {reason}" for reason in s["failures"]]
         lines.append("")
+    for run in manifest.get("runs") or []:
+        lines += _run_section(heads, manifest, run)
     text = "\n".join(lines)
     atomic_write_bytes(Path(path), text.encode("utf-8"))
     return text
+
+
+def _run_section(heads: Any, manifest: dict[str, Any], run: dict[str, Any]) -> list[str]:
+    """The ``summary.md`` section of a training run: one row per checkpoint."""
+    entries = [e for e in manifest["models"] if e.get("run") == run["key"]]
+    first = entries[0]
+    lines = [f"## {run['model']} (training run, {len(entries)} checkpoints)", "",
+             f"{first['architecture']}, {first['n_layers']} layers, {first['n_q']} query / "
+             f"{first['n_kv']} key heads, N = {first['N']}, n = {first['n']}, "
+             f"{first['positional']}, stored as {first['dtype']}; from {run['source']}", "",
+             "| step | tokens seen | heads | ok | failed | balanced | exact-certified | "
+             "I+ | II | I- | median sym_energy | median pairing | median theta_dist |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    failures: set[str] = set()
+    for e in entries:
+        s = model_summary(heads, run["model"], e["step"])
+        cert = "–" if s["certified"] is None else str(s["certified"])
+        tokens = "–" if e.get("tokens_seen") is None else str(e["tokens_seen"])
+        m = s["medians"]
+        lines.append(
+            f"| {e['step']} | {tokens} | {s['heads']} | {s['ok']} | {s['failed']} | "
+            f"{s['balanced']} | {cert} | {s['types'].get('I+', 0)} | "
+            f"{s['types'].get('II', 0)} | {s['types'].get('I-', 0)} | "
+            f"{_fmt(m['sym_energy'])} | {_fmt(m['pairing'])} | {_fmt(m['theta_dist'])} |")
+        failures.update(s["failures"])
+    if failures:
+        lines += ["", "Failure reasons:", ""] + [f"- {r}" for r in sorted(failures)]
+    lines.append("")
+    return lines
