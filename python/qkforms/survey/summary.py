@@ -49,6 +49,11 @@ def model_summary(heads: Any, model: str, step: int | None = None) -> dict[str, 
     rows = heads.filter(_eq(heads.column("model"), model))
     if step is not None:
         rows = rows.filter(_eq(rows.column("step"), step))
+    return _summary_of(rows, model)
+
+
+def _summary_of(rows: Any, model: str) -> dict[str, Any]:
+    """:func:`model_summary` of rows already selected."""
     cols = {name: rows.column(name).to_pylist() for name in rows.column_names}
     status = cols["status"]
     ok = [i for i, s in enumerate(status) if s == "ok"]
@@ -169,8 +174,10 @@ def _run_section(heads: Any, manifest: dict[str, Any], run: dict[str, Any]) -> l
              "I+ | II | I- | median sym_energy | median pairing | median theta_dist |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     failures: set[str] = set()
+    mine = heads.filter(_eq(heads.column("model"), run["model"]))
+    steps = np.asarray(mine.column("step").to_pylist(), dtype=object)
     for e in entries:
-        s = model_summary(heads, run["model"], e["step"])
+        s = _summary_of(mine.take(np.flatnonzero(steps == e["step"])), run["model"])
         cert = "–" if s["certified"] is None else str(s["certified"])
         tokens = "–" if e.get("tokens_seen") is None else str(e["tokens_seen"])
         m = s["medians"]
