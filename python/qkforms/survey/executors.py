@@ -142,7 +142,8 @@ def run_dask_layers(tasks: list[LayerTask], opts: SurveyOptions, *,
     tasks : list of LayerTask
     opts : SurveyOptions
         ``scheduler`` (else a LocalCluster of ``workers`` processes), ``threads`` (compute
-        threads per task; default cores / workers), ``progress``.
+        threads per task; default: cores / workers for a LocalCluster, 1 on a given
+        cluster), ``progress``.
     client : dask.distributed.Client, optional
         Use this client (its cluster is left running).
 
@@ -157,8 +158,9 @@ def run_dask_layers(tasks: list[LayerTask], opts: SurveyOptions, *,
 
     odict = asdict(opts)
     odict["out"] = str(opts.out)
-    if odict.get("threads") is None and not opts.scheduler and client is None:
-        odict["threads"] = max(1, (os.cpu_count() or 1) // max(1, opts.workers))
+    if odict.get("threads") is None:  # a remote worker's cores are its own business
+        odict["threads"] = (1 if opts.scheduler or client is not None
+                            else max(1, (os.cpu_count() or 1) // max(1, opts.workers)))
     results: list[dict[str, float] | None] = [None] * len(tasks)
     with dask_client(scheduler=opts.scheduler, client=client,
                      n_workers=max(1, opts.workers)) as c:
