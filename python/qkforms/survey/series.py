@@ -493,11 +493,11 @@ def survey_units(
         timings = run_dask_layers(tasks, opts, client=client)
         wall = time.perf_counter() - t
         for run in runs:
-            totals = {k: 0.0 for k in ("read_s", "compute_s", "exact_s", "table_s", "write_s")}
+            totals: dict[str, float] = {}
             for task, tim in zip(tasks, timings, strict=True):
                 if task.key == run.key:
-                    for k in totals:
-                        totals[k] += float(tim.get(k, 0.0))
+                    for k, v in tim.items():
+                        totals[k] = totals.get(k, 0.0) + float(v)
             totals["wall_s"] = wall  # the tasks of all units ran together
             run.timings.update(totals)
             run.store.drop_temporaries()
