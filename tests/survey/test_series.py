@@ -197,3 +197,22 @@ def test_series_flag_with_a_list(run_dir: Path, tmp_path: Path,
     assert sorted(set(heads.column("step").to_pylist())) == [0, 100]
     assert main(["survey", "a", "b", "--revisions", "step1", "--out", str(tmp_path / "x")]) == 1
     assert "--revisions takes exactly one SOURCE (a hub id), got 2" in capsys.readouterr().err
+
+
+def test_a_broken_checkpoint_stops_the_run_and_loses_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = write_series(tmp_path / "run", [0, 5, 9], n_layers=2)
+    weights = run / "checkpoint-5" / "model.safetensors"
+    good = weights.read_bytes()
+    weights.write_bytes(b"\xff" * 64)  # not a safetensors header
+    out = tmp_path / "out"
+    args = ["survey", str(run), "--out", str(out), "--no-stats", "--no-progress"]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "checkpoint-5" in err and "model.safetensors" in err
+    assert sorted(p.name for p in (out / "parts").iterdir()) == ["run.step-000000000"]
+    weights.write_bytes(good)
+    assert main([*args, "--resume"]) == 0
+    man = json.loads((out / "manifest.json").read_text())
+    assert [m["resumed_layers"] for m in man["models"]] == [2, 0, 0]
+    assert pq.read_table(out / "heads.parquet").num_rows == 3 * 2 * 4
