@@ -89,6 +89,10 @@ def _training_section(data: ReportData, figs: list[dict[str, Any]]) -> tuple[str
                      f'<div id="{tfig["id"]}" class="fig" data-point-count="-1" '
                      f'data-expected-count="{per_step}"></div>'
                      f'<div id="{mfig["id"]}" class="fig"></div>')
+    def by_layer(t: Any) -> Any:  # the layer as text: "all" for pooled rows
+        return t.with_column("layer", ["all" if v is None or v != v else str(int(v))
+                                       for v in t["layer"]])
+
     if settling is not None and len(settling):
         parts.append("<h3>When each quantity settles (all layers pooled)</h3><p>Plateau "
                      "rule: the first step from which every later median stays within the "
@@ -103,7 +107,8 @@ def _training_section(data: ReportData, figs: list[dict[str, Any]]) -> tuple[str
                      "symmetric profile at each head's ρ (<code>thm5_dist</code>); together "
                      "they put random heads near M = (½, ½, 0, 0) (<code>dist_M</code>), "
                      "next to a seeded Gaussian baseline of the same shapes.</p>"
-                     + table_html(init, ("model", "layer", "heads", "prop5_sym_energy",
+                     + table_html(by_layer(init), ("model", "layer", "heads",
+                                                   "prop5_sym_energy",
                                          "sym_energy_median", "rho_median",
                                          "thm5_dist_median", "dist_M_median",
                                          "baseline_dist_M_median", "dist_M_cliffs_delta")))

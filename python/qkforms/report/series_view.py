@@ -3,7 +3,9 @@
 * :func:`trajectory_figure`: the tetrahedron Δ₃ (the report's frame, with Θ) with the
   profiles of every head at one step and a slider over the steps (each slider step
   restyles the points), the per-layer median profile as a path through the steps, and
-  (in the legend) every head's own path.
+  (in the legend) every head's own path. When most heads (the central 90 % of all
+  steps' points) fill a small part of Δ₃ the view starts zoomed in on them; buttons
+  switch between that and the whole simplex.
 * :func:`medians_figure`: per-layer and pooled medians of an observation quantity
   against step with their 95 % bootstrap intervals (``series_steps``), a menu choosing
   the quantity; hovering a point shows the step, tokens seen and the settling step of
@@ -163,17 +165,47 @@ def trajectory_figure(heads: Table, model: str) -> dict[str, Any]:
                       "z": [pts[:, 2].tolist()], "text": [text],
                       "marker.color": [colour]}, [idx]],
             "name": f"step {s}{seen}"})
+    scene: dict[str, Any] = {"xaxis": {"visible": False}, "yaxis": {"visible": False},
+                             "zaxis": {"visible": False}, "aspectmode": "data",
+                             "camera": {"eye": {"x": 1.6, "y": -1.4, "z": 0.9}}}
+    zoom = _zoom(xyz)
+    if zoom and zoom["scene.xaxis.range"][1] - zoom["scene.xaxis.range"][0] < 1.0:
+        # most heads fill a small part of Δ₃: start zoomed in on them
+        for a in "xyz":
+            scene[f"{a}axis"]["range"] = zoom[f"scene.{a}axis.range"]
+        scene["aspectmode"] = "cube"
+    whole = {f"scene.{a}axis.range": None for a in "xyz"}
+    whole.update({f"scene.{a}axis.autorange": True for a in "xyz"})
+    whole["scene.aspectmode"] = "data"
     layout = {
         "title": {"text": f"{model}: head profiles in Δ₃ during training"},
         "height": 660, "margin": {"l": 0, "r": 0, "t": 60, "b": 0},
-        "scene": {"xaxis": {"visible": False}, "yaxis": {"visible": False},
-                  "zaxis": {"visible": False}, "aspectmode": "data",
-                  "camera": {"eye": {"x": 1.6, "y": -1.4, "z": 0.9}}},
+        "scene": scene,
         "legend": {"x": 0.0, "y": 1.0, "bgcolor": "rgba(255,255,255,0.6)"},
         "sliders": [{"active": 0, "currentvalue": {"prefix": "step "}, "pad": {"t": 10},
                      "steps": slider_steps}],
+        "updatemenus": [{"type": "buttons", "direction": "right", "x": 1.0, "y": 1.08,
+                         "xanchor": "right", "showactive": True, "buttons": [
+                             {"label": "whole simplex", "method": "relayout", "args": [whole]},
+                             {"label": "zoom to the heads", "method": "relayout",
+                              "args": [zoom]}]}],
     }
     return {"data": data, "layout": layout}
+
+
+def _zoom(xyz: NDArray[np.float64]) -> dict[str, Any]:
+    """Scene ranges around the central 90 % of the points of all steps (padded; Δ₃ spans
+    [-1, 1]³ in these coordinates)."""
+    finite = xyz[np.all(np.isfinite(xyz), axis=1)]
+    if not finite.size:
+        return {}
+    lo, hi = np.quantile(finite, 0.05, axis=0), np.quantile(finite, 0.95, axis=0)
+    half = max(0.1, 0.6 * float(np.max(hi - lo)))
+    mid = (lo + hi) / 2
+    out: dict[str, Any] = {f"scene.{a}axis.range": [float(mid[i] - half), float(mid[i] + half)]
+                           for i, a in enumerate("xyz")}
+    out["scene.aspectmode"] = "cube"
+    return out
 
 
 def medians_figure(steps_table: Table, settling: Table | None, model: str) -> dict[str, Any]:
