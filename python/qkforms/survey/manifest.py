@@ -40,8 +40,9 @@ __all__ = [
 
 #: the ModelInfo facts written per model (besides files)
 _FACTS = ("name", "architecture", "n_layers", "N", "n", "n_q", "n_kv", "positional",
-          "rope_base", "rotary_fraction", "rope_scaling", "has_qk_bias", "dtype", "format",
-          "causal")
+          "rope_base", "rotary_fraction", "rope_scaling", "rope_layout", "has_qk_bias",
+          "dtype", "format", "causal", "attention_scale", "attn_softcap", "qk_norm",
+          "qk_norm_policy")
 
 
 @dataclass
@@ -133,6 +134,8 @@ def manifest(models: Sequence[Model], srcs: Sequence[str | None], runs: Sequence
     """The ``manifest.json`` of a survey (``heads``: the merged heads table)."""
     import pyarrow as pa
 
+    from qkforms.models.scoremap import QK_NORM_POLICY_MEANINGS, score_notes
+
     entries = []
     model_col = heads.column("model").to_pylist()
     status = heads.column("status").to_pylist()
@@ -146,6 +149,7 @@ def manifest(models: Sequence[Model], srcs: Sequence[str | None], runs: Sequence
             "source": src,
             **facts,
             "files": [{"path": f.path, "size": f.size, "sha256": f.sha256} for f in info.files],
+            "notes": score_notes(info) if hasattr(info, "spec") else [],
             "layers": run.layers,
             "heads": len(rows),
             "failed": sum(status[i] == "failed" for i in rows),
@@ -161,6 +165,7 @@ def manifest(models: Sequence[Model], srcs: Sequence[str | None], runs: Sequence
         "options": {"exact": opts.exact, "exact_method": opts.exact_method,
                     "certify": opts.certify, "certify_method": opts.certify_method,
                     "resume": opts.resume, "fold_norm": opts.fold_norm,
+                    "qk_norm": opts.qk_norm,
                     "workers": opts.workers, "threads": opts.compute_threads(),
                     "layers": opts.layers},
         "thresholds": thresholds(),
@@ -168,5 +173,6 @@ def manifest(models: Sequence[Model], srcs: Sequence[str | None], runs: Sequence
                         "pyarrow": pa.__version__, "platform": platform.platform()},
         "certification": certification_text(opts.exact, opts.exact_method),
         "certified_enclosures": certify_text(opts.certify, opts.certify_method),
+        "qk_norm": {"policy": opts.qk_norm, "meaning": QK_NORM_POLICY_MEANINGS[opts.qk_norm]},
         "models": entries,
     }

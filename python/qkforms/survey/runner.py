@@ -100,6 +100,9 @@ class SurveyOptions:
         Keep the complete parts of an earlier (interrupted) run with the same options.
     fold_norm : bool
         Fold the gain of the norm before each attention block into ``W_Q, W_K``.
+    qk_norm : {"refuse", "fold"}
+        Policy for models that normalize their projected queries/keys
+        (:mod:`qkforms.models.scoremap`); the models must have been loaded with it.
     workers : int
         Worker processes (layers are distributed over them).
     layers : list of str or None
@@ -124,6 +127,7 @@ class SurveyOptions:
     certify_method: str = "auto"
     resume: bool = False
     fold_norm: bool = False
+    qk_norm: str = "refuse"
     workers: int = 1
     layers: list[str] | None = None
     progress: bool = True
@@ -142,7 +146,7 @@ class SurveyOptions:
         return {"exact": self.exact, "exact_method": self.exact_method if self.exact else None,
                 "certify": self.certify,
                 "certify_method": self.certify_method if self.certify else None,
-                "fold_norm": self.fold_norm}
+                "fold_norm": self.fold_norm, "qk_norm": self.qk_norm}
 
 
 def parse_layers(spec: Sequence[str] | None, n_layers: int) -> list[int]:
@@ -442,13 +446,13 @@ _WORKER_MODELS: dict[str, Model] = {}
 _WORKER_MODELS_KEPT = 2
 
 
-def _worker_model(source: str) -> Model:
+def _worker_model(source: str, qk_norm: str = "refuse") -> Model:
     """The opened model of ``source`` in this worker (the least recent one is closed)."""
     from qkforms.models import load
 
     model = _WORKER_MODELS.pop(source, None)
     if model is None:
-        model = load(source, checksum=False)
+        model = load(source, checksum=False, qk_norm=qk_norm)
     _WORKER_MODELS[source] = model  # most recent last
     while len(_WORKER_MODELS) > _WORKER_MODELS_KEPT:
         old = _WORKER_MODELS.pop(next(iter(_WORKER_MODELS)))
@@ -462,7 +466,7 @@ def _worker_layer(source: str, out: str, key: str, label: str, layer: int,
                   opts: dict[str, Any], keep_factors: bool, step: int | None = None,
                   tokens_seen: int | None = None) -> dict[str, float]:
     """Worker-process task: survey one layer of ``source`` and write its parts."""
-    model = _worker_model(source)
+    model = _worker_model(source, opts.get("qk_norm", "refuse"))
     o = SurveyOptions(**opts)
     t = time.perf_counter()
     lw, failure = _read_layer(model, layer)
@@ -622,6 +626,12 @@ def survey(
     """
     t_start = time.perf_counter()
     srcs = list(sources) if sources is not None else [None] * len(models)
+    for m in models:
+        policy = getattr(m.info, "qk_norm_policy", None)
+        if policy is not None and policy != opts.qk_norm:
+            raise QKFormsError(f"{m.info.name}: loaded with qk_norm={policy!r} but the survey "
+                               f"options say qk_norm={opts.qk_norm!r}; load it with the "
+                               "survey's policy")
     names = [m.info.name for m in models]
     if opts.executor != "local":
         if any(s is None for s in srcs):

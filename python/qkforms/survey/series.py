@@ -459,7 +459,7 @@ def survey_units(
     if opts.executor == "local":
         for u in units:
             t = time.perf_counter()
-            model = load(u.source)
+            model = load(u.source, qk_norm=opts.qk_norm)
             load_s = time.perf_counter() - t
             try:
                 layers = parse_layers(opts.layers, model.info.n_layers)
@@ -476,7 +476,7 @@ def survey_units(
         tasks: list[LayerTask] = []
         for u in units:
             t = time.perf_counter()
-            model = load(u.source)
+            model = load(u.source, qk_norm=opts.qk_norm)
             load_s = time.perf_counter() - t
             try:
                 layers = parse_layers(opts.layers, model.info.n_layers)
