@@ -88,7 +88,7 @@ def check_resume(store: PartStore, run: dict[str, Any]) -> None:
                 "run.json saying what they were computed with; rerun without --resume to "
                 "start over")
         return
-    keys = ("files", "options", "thresholds", "version")
+    keys = ("files", "options", "thresholds", "version", "ids")
     diff = [k for k in keys if old.get(k) != run.get(k)]
     if diff:
         raise QKFormsError(

@@ -31,11 +31,13 @@ import os
 import re
 import stat
 import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from qkforms._fs import file_kind, remove_files
-from qkforms.errors import SurveyLockedError, UnsafePathError
+from qkforms._fs import file_kind, read_json, remove_files
+from qkforms.errors import OutputError, QKFormsError, SurveyLockedError, UnsafePathError
 
 __all__ = [
     "DIRECTORIES",
@@ -43,6 +45,8 @@ __all__ = [
     "LOCK_NAME",
     "OutputLock",
     "check_out",
+    "check_resume_models",
+    "open_output",
     "process_alive",
     "process_start_time",
     "sanitize",
@@ -85,6 +89,79 @@ def check_out(out: str | os.PathLike[str]) -> Path:
         kind = file_kind(os.lstat(path).st_mode)
         raise UnsafePathError(f"--out {path} exists and is a {kind}, not a directory")
     return path
+
+
+@contextmanager
+def open_output(out: str | os.PathLike[str]) -> Iterator[OutputLock]:
+    """The start of every survey run into ``out``: check, create, lock, sanitize.
+
+    :func:`check_out`, then the directory is created, the :class:`OutputLock` taken and
+    the tree checked (:func:`sanitize`); the lock is held until the block ends (however
+    it ends). Both the local survey and the training-run/dask driver start this way.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "survey-out"
+    >>> with open_output(out) as lock:
+    ...     (out / LOCK_NAME).exists()
+    True
+    >>> (out / LOCK_NAME).exists()
+    False
+    """
+    path = check_out(out)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create the output directory {path} "
+                          f"({exc.strerror or exc})") from exc
+    with OutputLock(path) as lock:
+        sanitize(path)
+        yield lock
+
+
+def check_resume_models(out: str | os.PathLike[str], keys: Sequence[str],
+                        names: Sequence[str]) -> None:
+    """Refuse ``--resume`` when it would drop a model of the survey finished in ``out``.
+
+    Without this, resuming into another survey's directory would silently replace its
+    ``heads.parquet`` with a survey of different models. Adding models is allowed (the
+    earlier ones are kept from their parts).
+
+    Raises
+    ------
+    QKFormsError
+        Naming the models that would be dropped.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> out = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (out / "manifest.json").write_text(json.dumps({"models": [{"key": "a", "model": "A"}]}))
+    >>> check_resume_models(out, ["a", "b"], ["A", "B"])  # adding B: fine
+    >>> try:
+    ...     check_resume_models(out, ["b"], ["B"])
+    ... except QKFormsError as exc:
+    ...     print(str(exc).split(";")[0])  # doctest: +ELLIPSIS
+    --resume: ... holds a survey of A, and resuming with B would replace it without A
+    """
+    path = Path(out) / "manifest.json"
+    if not path.exists():
+        return
+    man = read_json(path, "survey manifest")
+    try:
+        before = [str(m["key"]) for m in man["models"]]
+        before_names = [str(m.get("model", m["key"])) for m in man["models"]]
+    except (KeyError, TypeError) as exc:
+        raise QKFormsError(f"{path}: not a survey manifest (no models list: {exc}); "
+                           "rerun without --resume to start over") from None
+    dropped = [name for key, name in zip(before, before_names, strict=True) if key not in keys]
+    if dropped:
+        raise QKFormsError(
+            f"--resume: {Path(out)} holds a survey of {', '.join(before_names)}, and resuming "
+            f"with {', '.join(names)} would replace it without {', '.join(dropped)}; "
+            "resume with the same sources, choose another --out, or rerun without "
+            "--resume to replace it on purpose")
 
 
 # --------------------------------------------------------------------------- processes

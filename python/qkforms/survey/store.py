@@ -184,6 +184,13 @@ class PartStore:
         atomic_write_bytes(self.dir / "run.json", json.dumps(run, indent=1).encode(),
                            root=self.root)
 
+    def drop_temporaries(self) -> int:
+        """Delete temporary files left by killed writers (e.g. a lost dask worker).
+
+        Returns the number of files deleted (:meth:`clean_temporaries`).
+        """
+        return len(self.clean_temporaries())
+
     # -- layers ----------------------------------------------------------------
     def done_layers(self, *, factors: bool = False) -> list[int]:
         """Layers whose parts are complete and readable.
