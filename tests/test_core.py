@@ -355,3 +355,15 @@ def test_profile_and_head_are_safe_at_extreme_scales(scale: float) -> None:
     np.testing.assert_allclose(tiny.profile(), h.profile(), atol=1e-12)
     assert tiny.signature() == h.signature() == (2, 2, 2)
     np.testing.assert_allclose(tiny.spectrum(), scale * h.spectrum(), rtol=1e-10)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_random_gaussian_heads_baseline(seed: int) -> None:
+    """Random Gaussian (768, 64) heads: P ~ 0.98-0.99, profile ~ (1/2, 1/2, 0, 0)."""
+    rng = np.random.default_rng(seed)
+    head = qk.Head(rng.standard_normal((64, 768)), rng.standard_normal((64, 768)))
+    P = qk.pairing_score(head.spectrum())
+    assert 0.975 <= P <= 0.995
+    np.testing.assert_allclose(head.profile(), (0.5, 0.5, 0.0, 0.0), atol=5e-3)
+    e = head.energies()
+    assert abs(e.sym_sq / e.norm_sq - 769 / 1536) < 5e-3

@@ -30,7 +30,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     gen = work / "docs" / "_generated"
     gen.mkdir(exist_ok=True)
     subprocess.run(
-        [sys.executable, "-m", "qkforms", "verify", "--root", str(ROOT), "--lean", "skip",
+        [sys.executable, "-m", "qkforms", "verify", "--lean-dir", str(ROOT), "--lean", "skip",
          "--no-property-tests", "--json", str(gen / "verify.json")],
         check=False, capture_output=True, text=True,
     )
@@ -63,7 +63,7 @@ def test_result_pages_show_lean_source_and_honest_status(site: Path) -> None:
     html = (site / "results" / "thm3.html").read_text(encoding="utf-8")
     assert "signature_symPart_of_surjective" in html
     assert "[qkforms:thm3]" in html  # the docstring tag, i.e. the source itself
-    assert "not checked" in html  # the Lean column of the recorded verify run
+    assert "not run" in html  # the Lean column of the recorded verify run
     assert "not been compiled" in text_of(site / "results" / "thm3.html")
     cor1 = text_of(site / "results" / "cor1.html")
     assert "Not formalized in Lean" in cor1

@@ -2,8 +2,9 @@
 
 Each test fails when one part moves without the others: an id tagged in Lean but
 not registered, a registered declaration that ``lean/`` does not declare, a check
-missing from ``qkforms.checks``, a property-test node id that pytest does not
-collect, a stale ``lean/scripts/Axioms.lean``, or a registry that no longer matches
+missing from ``qkforms.checks``, a registered property missing from
+``qkforms.properties`` (or one defined there but not registered), a stale
+``lean/scripts/Axioms.lean``, or a registry that no longer matches
 the ids and file layout of ``docs/architecture.md``.
 """
 
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from qkforms import registry
+from qkforms import properties, registry
 from qkforms.errors import QKFormsError
 from qkforms.registry import LEAN_FORMALIZED, LEAN_NOT_FORMALIZED, check_function_name
 from qkforms.verify.lean_project import (
@@ -24,7 +25,7 @@ from qkforms.verify.lean_project import (
     scan,
     static_checks,
 )
-from qkforms.verify.python_side import collect_node_ids, resolve_check
+from qkforms.verify.python_side import resolve_check
 
 ROOT = find_root(Path(__file__).resolve().parent)
 RESULTS = registry.RESULTS
@@ -111,11 +112,35 @@ def test_select_and_get() -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["declarations", "tags", "forbidden", "pins", "imports", "axioms-script"]
+    "name", ["declarations", "tags", "forbidden", "pins", "imports", "axioms-script",
+             "house-rules", "evidence", "import-layers"]
 )
 def test_static_lean_check_passes_on_the_repository(name: str) -> None:
     checks = {c.name: c for c in static_checks(ROOT, RESULTS)}
     assert checks[name].messages == []
+
+
+def test_every_library_module_has_an_import_layer() -> None:
+    from qkforms.verify.lean_project import IMPORT_LAYERS
+
+    layered = {m for _, mods in IMPORT_LAYERS for m in mods}
+    modules = {p.stem for p in (ROOT / "lean" / "QKForms").glob("*.lean")}
+    assert modules == layered
+
+
+def test_import_layer_check_catches_an_upward_import(tmp_path) -> None:  # noqa: ANN001
+    import shutil
+
+    from qkforms.verify.lean_project import check_import_layers
+
+    shutil.copytree(ROOT / "lean", tmp_path / "lean")
+    path = tmp_path / "lean" / "QKForms" / "RankBalance.lean"
+    path.write_text(path.read_text().replace("import QKForms.Basic",
+                                             "import QKForms.Basic\nimport QKForms.Profile"))
+    msgs = check_import_layers(scan(tmp_path)).messages
+    assert "lean/QKForms/RankBalance.lean: QKForms.RankBalance (Theorem 3 chain) imports " \
+        "QKForms.Profile (profile chain)" in msgs
+    assert any(m.startswith("lean/QKForms/BalancedSignature.lean") for m in msgs)
 
 
 def test_every_lean_tag_names_a_registered_formalized_result() -> None:
@@ -150,15 +175,19 @@ def test_run_check_dispatcher_exists() -> None:
     assert callable(getattr(checks, "run_check", None))
 
 
-def test_property_test_node_ids_exist() -> None:
-    node_ids = [n for r in RESULTS for n in r.property_tests]
-    for n in node_ids:
-        assert re.fullmatch(r"tests/test_[\w]+\.py::[\w:\[\]\-.]+", n), n
-    files = sorted({n.split("::", 1)[0] for n in node_ids})
-    collection = collect_node_ids(ROOT, files)
-    assert collection.errors == {}
-    missing = [n for n in node_ids if not collection.has(n)]
-    assert missing == []
+def test_registered_properties_exist_and_are_named_for_their_id() -> None:
+    defined = properties.all_properties()
+    for r in RESULTS:
+        for name in r.properties:
+            assert name in defined, f"{r.id}: property {name} is not in qkforms.properties"
+            assert name.startswith(r.id.replace(".", "_") + "_"), f"{r.id}: {name}"
+
+
+def test_every_result_has_properties_and_every_property_is_registered_once() -> None:
+    registered = [n for r in RESULTS for n in r.properties]
+    assert len(registered) == len(set(registered))
+    assert sorted(registered) == properties.names()
+    assert all(r.properties for r in RESULTS)
 
 
 def test_docs_pages_exist() -> None:
@@ -171,22 +200,3 @@ def test_docs_pages_exist() -> None:
             assert r.id in entries, f"{r.id}: no entry in docs/results.toml for {page}"
         else:
             assert (ROOT / page).is_file(), f"{r.id}: docs page {page} does not exist"
-
-
-def test_property_tests_named_for_an_id_are_registered_for_it() -> None:
-    """A ``test_<id>_*`` function in ``tests/test_properties_*.py`` belongs to that id's row."""
-    import ast
-
-    registered = {r.id: set(r.property_tests) for r in RESULTS}
-    unregistered = []
-    for path in sorted((ROOT / "tests").glob("test_properties_*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in tree.body:
-            if not isinstance(node, ast.FunctionDef):
-                continue
-            for r in RESULTS:
-                if node.name.startswith("test_" + r.id.replace(".", "_") + "_"):
-                    node_id = f"tests/{path.name}::{node.name}"
-                    if node_id not in registered[r.id]:
-                        unregistered.append(f"{node_id} (id {r.id})")
-    assert unregistered == []

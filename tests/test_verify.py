@@ -1,10 +1,11 @@
 """``qkforms verify`` end to end on a small synthetic repository.
 
 Each test builds a tiny qkforms-shaped repository in ``tmp_path`` (pins, a Lean
-library with tagged declarations, an axiom script, property tests), points a
-monkeypatched registry at it, breaks one thing, and checks that ``verify`` fails
-with the specific message. A fake ``lake`` on ``PATH`` (a script replaying recorded
-build and ``#print axioms`` output) drives the build-parsing path.
+library with tagged declarations, an axiom script), points a monkeypatched registry
+(with fixture checks and fixture hypothesis properties) at it, breaks one thing, and
+checks that ``verify`` fails with the specific message, or says ``not run`` with the
+reason. A fake ``lake`` on ``PATH`` (a script replaying recorded build and
+``#print axioms`` output) drives the build-parsing path.
 """
 
 from __future__ import annotations
@@ -19,11 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import strategies as st
 
-from qkforms import registry
+from qkforms import properties, registry
 from qkforms.cli import main
+from qkforms.errors import QKFormsError, VerificationError
 from qkforms.registry import Result
-from qkforms.verify import verify, write_axioms_script
+from qkforms.verify import NO_SOURCES, verify, write_axioms_script
 from qkforms.verify.lean_project import (
     LEAN_TOOLCHAIN,
     MATHLIB_REV,
@@ -31,7 +34,7 @@ from qkforms.verify.lean_project import (
     find_root,
     render_axioms_script,
 )
-from qkforms.verify.python_side import parse_sizes
+from qkforms.verify.python_side import parse_sizes, run_properties
 
 CHECKS = "qkforms_verify_fixture_checks"
 
@@ -110,8 +113,12 @@ LEAN_FILES = {
 
         namespace QKForms
 
+        noncomputable section
+
         /-- A helper. -/
         def double (n : ℕ) : ℕ := n + n
+
+        end
 
         end QKForms
         """,
@@ -131,9 +138,18 @@ LEAN_FILES = {
 
         /- a commented-out attempt:
         theorem bad : False := sorry -/
+        noncomputable section
         def message : String := "sorry, axiom"
+        end
 
         end QKForms
+        """,
+    "lean/names.toml": """\
+        [names."String"]
+        source = "core:Init/Prelude.lean"
+        commit = "core"
+        statement = "structure String"
+        status = "read"
         """,
     "lean/QKForms/Beta.lean": """\
         import QKForms.Basic
@@ -160,32 +176,38 @@ LEAN_FILES = {
         """,
 }
 
-PROPS = """\
-import pytest
+def alpha_sum(k: int) -> None:
+    assert sum(range(k + 1)) == k * (k + 1) // 2
 
 
-def test_alpha():
-    assert sum(range(5)) == 10
-
-
-@pytest.mark.parametrize("n", [1, 2, 3])
-def test_beta(n):
+def beta_triangular(n: int) -> None:
     assert n * (n + 1) % 2 == 0
 
 
-def test_wrong():
-    assert 1 + 1 == 3
-"""
+def gamma_wrong(n: int) -> None:
+    assert n * n != 49, "a planted counterexample"
+
+
+def delta_needs_a_missing_package(n: int) -> None:
+    import qkforms_fixture_missing_package  # noqa: F401
+
+
+@pytest.fixture
+def fixture_properties(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The package's properties plus the fixture ones, removed again after the test."""
+    monkeypatch.setattr(properties, "_DEFINED", dict(properties.all_properties()))
+    for func in (alpha_sum, beta_triangular, gamma_wrong, delta_needs_a_missing_package):
+        properties.prop(st.integers(0, 20))(func)
 
 
 def fixture_results() -> tuple[Result, ...]:
     return (
         Result("alpha", "Lemma 0", "double is twice", lean=("QKForms.double_eq",),
                lean_file="lean/QKForms/Alpha.lean", check=f"{CHECKS}:check_alpha",
-               property_tests=("tests/test_props.py::test_alpha",)),
+               properties=("alpha_sum",)),
         Result("beta", "Lemma 1", "double of zero", lean=("QKForms.Inner.double_zero",),
                lean_file="lean/QKForms/Beta.lean", check=f"{CHECKS}:check_beta",
-               property_tests=("tests/test_props.py::test_beta",)),
+               properties=("beta_triangular",)),
         Result("delta", "Lemma 2", "double of one", lean=("QKForms.double_one",),
                lean_file="lean/QKForms/Beta.lean", check=f"{CHECKS}:check_delta"),
         Result("gamma", "Corollary 0", "not formalized", check=f"{CHECKS}:check_gamma"),
@@ -193,7 +215,8 @@ def fixture_results() -> tuple[Result, ...]:
 
 
 @pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, checks_module) -> Path:
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, checks_module,
+         fixture_properties) -> Path:
     root = tmp_path / "repo"
     root.mkdir()
     (root / "lean-toolchain").write_text(LEAN_TOOLCHAIN + "\n")
@@ -203,8 +226,6 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, checks_module) -> Path
         p = root / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(textwrap.dedent(text))
-    (root / "tests").mkdir()
-    (root / "tests" / "test_props.py").write_text(PROPS)
     results = fixture_results()
     monkeypatch.setattr(registry, "RESULTS", results)
     write_axioms_script(root, results)
@@ -241,22 +262,27 @@ def test_clean_repo_without_toolchain_is_incomplete_not_passed(repo: Path) -> No
     assert report.exit_status == 0
     assert all(c.passed for c in report.static)
     assert rows(report) == {
-        "alpha": ("not checked", "pass", "pass", "incomplete"),
-        "beta": ("not checked", "pass", "pass", "incomplete"),
-        "delta": ("not checked", "pass", "skipped", "incomplete"),
-        "gamma": ("not formalized", "pass", "skipped", "pass"),
+        "alpha": ("not run", "pass", "pass", "incomplete"),
+        "beta": ("not run", "pass", "pass", "incomplete"),
+        "delta": ("not run", "pass", "none", "incomplete"),
+        "gamma": ("not formalized", "pass", "none", "pass"),
     }
     alpha = report.rows[0]
-    assert "no toolchain" in alpha.lean.detail
-    assert [t.status for t in report.rows[1].prop.tests] == ["pass"]
-    assert report.rows[1].prop.tests[0].cases == 3  # the three parametrizations ran
+    assert "no Lean toolchain: `lake` is not on PATH; enable: install elan" in alpha.lean.detail
+    assert [(p.name, p.status) for p in report.rows[1].prop.runs] == [("beta_triangular",
+                                                                       "pass")]
+    assert report.rows[1].prop.runs[0].examples == 100  # the ci profile's budget
+    assert report.not_run_counts() == {"Lean": 3, "exact": 0, "property": 0}
+    assert report.summary_line() == (
+        "1 pass, 3 incomplete, 0 fail, 0 disagree; not run: Lean 3, exact 0, property 0; "
+        "verify OK (nothing failed)")
 
 
 def test_lean_require_without_lake_fails(repo: Path) -> None:
     report = verify(repo, lean="require", property_tests=False)
     assert report.exit_status == 1
     assert failures_with(report, "--lean require: `lake` is not on PATH")
-    assert rows(report)["alpha"][0] == "not checked"  # never "built" without a build
+    assert rows(report)["alpha"][0] == "not run"  # never "built" without a build
 
 
 # ------------------------------------------------------------------------ static Lean
@@ -270,7 +296,7 @@ def test_planted_sorry_fails_static_check_and_row(repo: Path) -> None:
     assert len(msgs) == 1
     assert "lean/QKForms/Alpha.lean:11: forbidden `sorry`" in msgs[0]
     assert rows(report)["alpha"][0] == "failed"
-    assert rows(report)["beta"][0] == "not checked"
+    assert rows(report)["beta"][0] == "not run"
 
 
 def test_sorry_in_an_imported_file_fails_its_importers(repo: Path) -> None:
@@ -279,7 +305,7 @@ def test_sorry_in_an_imported_file_fails_its_importers(repo: Path) -> None:
     lean = {k: v[0] for k, v in rows(report).items()}
     assert lean == {"alpha": "failed", "beta": "failed", "delta": "failed",
                     "gamma": "not formalized"}
-    assert "`admit` at lean/QKForms/Basic.lean:8" in report.rows[0].lean.detail
+    assert "`admit` at lean/QKForms/Basic.lean:10" in report.rows[0].lean.detail
 
 
 @pytest.mark.parametrize(
@@ -339,7 +365,7 @@ def test_declaration_in_an_imported_or_importing_file_is_accepted(
     edit(repo / "lean/QKForms/Beta.lean", "double 1 = 2 := rfl", "double 1 = 2 := sorry")
     report = verify(repo, lean="skip", property_tests=False)
     assert rows(report)["delta"][0] == "failed"
-    assert rows(report)["alpha"][0] == "not checked"
+    assert rows(report)["alpha"][0] == "not run"
 
 
 def test_unregistered_tag_and_missing_tag_fail(repo: Path) -> None:
@@ -414,7 +440,7 @@ def test_axioms_script_lists_every_registered_declaration_once() -> None:
 # ------------------------------------------------------------------------ Python side
 
 
-def test_broken_check_of_formalized_result_is_a_disagreement(
+def test_broken_check_without_a_lean_build_fails_but_is_no_disagreement(
     repo: Path, checks_module: types.ModuleType
 ) -> None:
     def broken(seed: int = 0) -> FakeCheckResult:
@@ -423,8 +449,8 @@ def test_broken_check_of_formalized_result_is_a_disagreement(
     checks_module.check_beta = broken
     report = verify(repo, lean="skip", property_tests=False)
     assert report.exit_status == 1
-    assert rows(report)["beta"] == ("not checked", "fail", "skipped", "DISAGREE")
-    assert failures_with(report, "beta: DISAGREEMENT: the Lean proof is claimed (not checked)")
+    assert rows(report)["beta"] == ("not run", "fail", "not run", "fail")
+    assert failures_with(report, "DISAGREEMENT") == []  # only one side ran
     assert failures_with(report, "beta: exact check failed: signature (2, 1, 1) != (1, 1, 2)")
 
 
@@ -435,10 +461,26 @@ def test_crashing_or_missing_check_fails(repo: Path, checks_module: types.Module
     checks_module.check_gamma = crash
     del checks_module.check_delta
     report = verify(repo, lean="skip", property_tests=False)
-    assert rows(report)["gamma"][1:] == ("fail", "skipped", "fail")
+    assert rows(report)["gamma"][1:] == ("fail", "none", "fail")
     assert failures_with(report, "raised ZeroDivisionError: division by zero")
     assert failures_with(report, f"check check_delta is missing from {CHECKS}")
-    assert rows(report)["delta"][3] == "DISAGREE"
+    assert rows(report)["delta"][3] == "fail"
+
+
+def test_check_needing_a_missing_package_is_not_run(repo: Path, checks_module) -> None:
+    def needs_package(seed: int = 0) -> FakeCheckResult:
+        import qkforms_fixture_missing_package  # noqa: F401
+
+        raise AssertionError("unreachable")
+
+    checks_module.check_gamma = needs_package
+    report = verify(repo, lean="skip", property_tests=False)
+    gamma = next(r for r in report.rows if r.result.id == "gamma")
+    assert (gamma.exact.status, gamma.verdict) == ("not run", "incomplete")
+    assert "needs the package `qkforms_fixture_missing_package`, which is not installed" in (
+        gamma.exact.detail)
+    assert "pip install qkforms_fixture_missing_package" in gamma.exact.detail
+    assert report.exit_status == 0
 
 
 def test_check_reporting_the_wrong_id_fails(repo: Path, checks_module) -> None:
@@ -457,19 +499,28 @@ def test_seed_and_sizes_reach_the_checks(repo: Path) -> None:
     assert by_id["gamma"].instances == 8
 
 
-def test_failing_and_missing_property_tests_fail(repo: Path, monkeypatch) -> None:
+def test_failing_missing_and_unrunnable_properties(repo: Path, monkeypatch) -> None:
     results = list(fixture_results())
     results[3] = Result("gamma", "Corollary 0", "t", check=f"{CHECKS}:check_gamma",
-                        property_tests=("tests/test_props.py::test_wrong",))
+                        properties=("gamma_wrong",))
     results[2] = Result("delta", "Lemma 2", "t", lean=("QKForms.double_one",),
                         lean_file="lean/QKForms/Beta.lean", check=f"{CHECKS}:check_delta",
-                        property_tests=("tests/test_props.py::test_renamed",))
+                        properties=("delta_renamed",))
+    results[1] = Result("beta", "Lemma 1", "t", lean=("QKForms.Inner.double_zero",),
+                        lean_file="lean/QKForms/Beta.lean", check=f"{CHECKS}:check_beta",
+                        properties=("delta_needs_a_missing_package",))
     monkeypatch.setattr(registry, "RESULTS", tuple(results))
     report = verify(repo, lean="skip")
     assert rows(report)["gamma"] == ("not formalized", "pass", "fail", "fail")
-    assert rows(report)["delta"] == ("not checked", "pass", "fail", "DISAGREE")
-    assert failures_with(report, "tests/test_props.py::test_wrong: 1/1 failed")
-    assert failures_with(report, "tests/test_props.py::test_renamed: test not found")
+    assert rows(report)["delta"] == ("not run", "pass", "fail", "fail")
+    assert rows(report)["beta"] == ("not run", "pass", "not run", "incomplete")
+    # the error and hypothesis' counterexample ("Falsifying example"/"Failing test case")
+    [failed] = failures_with(report, "gamma: properties failed: gamma_wrong: AssertionError: "
+                                     "a planted counterexample | ")
+    assert failed.endswith(" gamma_wrong( n=7, )")
+    assert failures_with(report, "delta_renamed: no such property in qkforms.properties")
+    beta = next(r for r in report.rows if r.result.id == "beta")
+    assert "needs the package `qkforms_fixture_missing_package`" in beta.prop.detail
     assert rows(report)["alpha"][2] == "pass"
 
 
@@ -543,10 +594,10 @@ def test_fake_lake_sorry_and_nonstandard_axiom(repo: Path, fake_lake) -> None:
         f"env lean lean/scripts/Axioms.lean @ {repo}",
     ]
     assert rows(report) == {
-        "alpha": ("failed", "pass", "skipped", "fail"),
-        "beta": ("failed", "pass", "skipped", "fail"),
-        "delta": ("built", "pass", "skipped", "pass"),
-        "gamma": ("not formalized", "pass", "skipped", "pass"),
+        "alpha": ("failed", "pass", "not run", "fail"),
+        "beta": ("failed", "pass", "not run", "fail"),
+        "delta": ("built", "pass", "none", "pass"),
+        "gamma": ("not formalized", "pass", "none", "pass"),
     }
     assert report.exit_status == 1
     assert failures_with(report, "alpha: Lean failed: QKForms.double_eq: depends on sorryAx")
@@ -579,7 +630,7 @@ def test_fake_lake_build_failure(repo: Path, fake_lake) -> None:
     report = verify(repo, property_tests=False)
     assert len(calls.read_text().splitlines()) == 1  # no audit after a failed build
     assert {k: v[0] for k, v in rows(report).items()} == {
-        "alpha": "not checked", "beta": "failed", "delta": "failed", "gamma": "not formalized",
+        "alpha": "not run", "beta": "failed", "delta": "failed", "gamma": "not formalized",
     }
     assert failures_with(report, "`lake build` failed (exit 1)")
     assert report.exit_status == 1
@@ -600,10 +651,11 @@ def test_python_failure_of_built_proof_is_a_loud_disagreement(
 ) -> None:
     fake_lake(BUILD_OK, 0, AUDIT_CLEAN)
     checks_module.check_delta = lambda seed=0: FakeCheckResult("delta", False, "exact", 1, "bad")
-    code = main(["verify", "--root", str(repo), "--no-property-tests"])
+    code = main(["verify", "--lean-dir", str(repo), "--no-property-tests"])
     out = capsys.readouterr().out
     assert code == 1
-    assert "delta: DISAGREEMENT: the Lean proof is claimed (built) but the Python side fails" in out
+    assert ("delta: DISAGREEMENT: the Lean proof built and passed the axiom audit, but the "
+            "Python side fails") in out
     assert "verify FAILED" in out
 
 
@@ -612,41 +664,44 @@ def test_python_failure_of_built_proof_is_a_loud_disagreement(
 
 def test_cli_writes_table_json_and_markdown(repo: Path, tmp_path: Path, capsys) -> None:
     js, md = tmp_path / "out" / "verify.json", tmp_path / "out" / "verify.md"
-    code = main(["verify", "--root", str(repo), "--json", str(js), "--markdown", str(md),
+    code = main(["verify", "--lean-dir", str(repo), "--json", str(js), "--markdown", str(md),
                  "--seed", "1", "--size", "n=2"])
     out = capsys.readouterr().out
     assert code == 0
-    assert "Lean: not checked (no toolchain: `lake` not on PATH)" in out
+    assert f"Lean sources: {repo}; Lean build: not run (no Lean toolchain" in out
     table = [ln.split() for ln in out.splitlines() if ln.startswith(("alpha", "gamma"))]
-    assert table == [["alpha", "Lemma", "0", "not", "checked", "pass", "pass", "incomplete"],
-                     ["gamma", "Corollary", "0", "not", "formalized", "pass", "skipped",
-                      "pass"]]
+    assert table == [["alpha", "Lemma", "0", "not", "run", "pass", "pass", "incomplete"],
+                     ["gamma", "Corollary", "0", "not", "formalized", "pass", "none", "pass"]]
+    assert "  Lean of 3 result(s) (alpha, beta, delta): no Lean toolchain" in out
     doc = json.loads(js.read_text())
-    assert doc["schema"] == "qkforms.verify/1"
+    assert doc["schema"] == "qkforms.verify/2"
     assert doc["options"]["seed"] == 1 and doc["options"]["sizes"] == {"n": 2}
     assert [r["id"] for r in doc["results"]] == ["alpha", "beta", "delta", "gamma"]
-    assert doc["results"][0]["lean"]["status"] == "not checked"
+    assert doc["results"][0]["lean"]["status"] == "not run"
+    assert doc["summary"]["not_run"] == {"Lean": 3, "exact": 0, "property": 0}
+    assert doc["results"][0]["property"]["properties"][0]["name"] == "alpha_sum"
     assert doc["results"][0]["exact"]["instances"] == 3
     assert doc["summary"]["exit_status"] == 0
     assert {c["name"] for c in doc["static_checks"]} >= {"pins", "forbidden", "declarations"}
     page = md.read_text()
-    assert "| `alpha` | Lemma 0: double is twice | not checked | `QKForms.double_eq` |" in page
+    assert "| `alpha` | Lemma 0: double is twice | not run | `QKForms.double_eq` |" in page
+    assert "## Not run" in page
     assert "Nothing failed." in page
     assert "(Lean [qkforms:&lt;id&gt;] tags match the registry): ok" in page  # no raw HTML
 
 
 def test_cli_failure_exit_and_only(repo: Path, capsys, checks_module) -> None:
     checks_module.check_gamma = lambda seed=0: FakeCheckResult("gamma", False, "exact", 1, "no")
-    assert main(["verify", "--root", str(repo), "--only", "alpha", "--no-property-tests"]) == 0
-    assert main(["verify", "--root", str(repo), "--only", "gamma", "--no-property-tests"]) == 1
-    assert main(["verify", "--root", str(repo), "--only", "nosuch"]) == 1
+    assert main(["verify", "--lean-dir", str(repo), "--only", "alpha", "--no-property-tests"]) == 0
+    assert main(["verify", "--lean-dir", str(repo), "--only", "gamma", "--no-property-tests"]) == 1
+    assert main(["verify", "--lean-dir", str(repo), "--only", "nosuch"]) == 1
     assert "unknown result id or group 'nosuch'" in capsys.readouterr().err
 
 
 def test_cli_write_axioms_script(repo: Path) -> None:
     script = repo / "lean/scripts/Axioms.lean"
     script.unlink()
-    assert main(["verify", "--root", str(repo), "--write-axioms-script"]) == 0
+    assert main(["verify", "--lean-dir", str(repo), "--write-axioms-script"]) == 0
     assert script.read_text() == render_axioms_script(fixture_results())
 
 
@@ -657,44 +712,51 @@ def test_find_root_searches_upward(repo: Path, monkeypatch: pytest.MonkeyPatch) 
     assert find_root(deep) == repo
 
 
-def test_property_outcomes_for_classes_params_and_skips(tmp_path: Path) -> None:
-    from qkforms.verify.python_side import run_property_tests
-
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_k.py").write_text(textwrap.dedent("""\
-        import pytest
-
-        class TestGroup:
-            def test_in_class(self):
-                assert [1, 2][::-1] == [2, 1]
-
-        @pytest.mark.parametrize("k", [0, 1, 2])
-        def test_param(k):
-            assert k != 2
-
-        @pytest.mark.skip(reason="needs a GPU")
-        def test_skipped():
-            pass
-        """))
-    (tmp_path / "tests" / "test_broken.py").write_text("import no_such_module_qk\n")
-    out = run_property_tests(tmp_path, [
-        "tests/test_broken.py::test_any",
-        "tests/test_k.py::TestGroup::test_in_class",
-        "tests/test_k.py::test_param",
-        "tests/test_k.py::test_param[1]",
-        "tests/test_k.py::test_skipped",
-        "tests/test_gone.py::test_x",
-    ])
+def test_run_properties_statuses(fixture_properties) -> None:
+    out = run_properties(["alpha_sum", "gamma_wrong", "delta_needs_a_missing_package",
+                          "no_such_property", "alpha_sum"], max_examples=30)
+    assert list(out) == ["alpha_sum", "gamma_wrong", "delta_needs_a_missing_package",
+                         "no_such_property"]
     assert {k: v.status for k, v in out.items()} == {
-        "tests/test_broken.py::test_any": "fail",
-        "tests/test_k.py::TestGroup::test_in_class": "pass",
-        "tests/test_k.py::test_param": "fail",
-        "tests/test_k.py::test_param[1]": "pass",
-        "tests/test_k.py::test_skipped": "skipped",
-        "tests/test_gone.py::test_x": "fail",
+        "alpha_sum": "pass", "gamma_wrong": "fail", "delta_needs_a_missing_package": "not run",
+        "no_such_property": "fail",
     }
-    assert out["tests/test_k.py::test_param"].detail.startswith("1/3 failed: test_param[2]")
-    assert out["tests/test_k.py::test_param[1]"].cases == 1
-    assert "needs a GPU" in out["tests/test_k.py::test_skipped"].detail
-    assert "does not exist" in out["tests/test_gone.py::test_x"].detail
-    assert "collection error" in out["tests/test_broken.py::test_any"].detail
+    assert out["alpha_sum"].detail == "passed (up to 30 examples)"
+    assert out["gamma_wrong"].detail.endswith(" gamma_wrong( n=7, )")
+
+
+def test_missing_lean_sources_are_not_run_with_the_way_to_enable_them(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """As after `pip install qkforms` from a wheel, run outside any checkout."""
+    def no_checkout(start=None):
+        raise VerificationError("no qkforms repository root")
+
+    monkeypatch.setattr("qkforms.verify.find_root", no_checkout)
+    monkeypatch.chdir(tmp_path)
+    report = verify(property_tests=False)
+    assert report.root is None and report.static == []
+    assert {k: v[0] for k, v in rows(report).items()} == {
+        "alpha": "not run", "beta": "not run", "delta": "not run", "gamma": "not formalized"}
+    assert report.rows[0].lean.detail == NO_SOURCES
+    assert "`qkforms verify --lean-dir DIR` with DIR a qkforms checkout" in NO_SOURCES
+    assert report.exit_status == 0 and report.failures() == []
+    required = verify(lean="require", property_tests=False)
+    assert required.exit_status == 1
+    assert required.failures() == [f"--lean require: {NO_SOURCES}"]
+    # --lean-dir points at a checkout: the static checks run again
+    assert main(["verify", "--lean-dir", str(repo), "--no-property-tests"]) == 0
+    out = capsys.readouterr().out
+    assert "[ok] declarations" in out and "not run: Lean 3, exact 0, property 2" in out
+    assert main(["verify", "--no-property-tests"]) == 0
+    out = capsys.readouterr().out
+    assert f"static Lean checks: not run ({NO_SOURCES})" in out
+
+
+def test_lean_dir_must_be_a_checkout(tmp_path: Path, capsys) -> None:
+    with pytest.raises(QKFormsError, match="not a qkforms checkout"):
+        verify(tmp_path, property_tests=False)
+    assert main(["verify", "--lean-dir", str(tmp_path / "nope")]) == 1
+    assert "not a directory" in capsys.readouterr().err
+    assert main(["verify", "--root", str(tmp_path / "nope")]) == 1  # the former option name
+    assert "--lean-dir" in capsys.readouterr().err

@@ -3,7 +3,7 @@
 At ``builder-inited`` it writes ``results/<id>.md`` for every row of
 :data:`qkforms.registry.RESULTS`: the statement and proof sketch (``docs/results.toml``),
 the Lean declarations with their source (read from ``lean/``), the exact Python check
-with its source, the property tests, and the status recorded by the latest
+with its source, the hypothesis properties, and the status recorded by the latest
 ``qkforms verify --json docs/_generated/verify.json`` (if any). It also writes
 ``results/index.md`` with a dependency graph (inline SVG, laid out here: no Graphviz).
 """
@@ -131,7 +131,7 @@ def _cell(value: Any) -> str:
 
 
 def status_of(verify: dict[str, Any] | None, rid: str) -> str:
-    """The row of ``rid`` in a ``qkforms verify --json`` report (schema qkforms.verify/1)."""
+    """The row of ``rid`` in a ``qkforms verify --json`` report (schema qkforms.verify/2)."""
     if verify is None:
         return (
             "No `qkforms verify` run was recorded for this build "
@@ -202,8 +202,17 @@ def generate(app: Any) -> None:
         code = check_source(r.check)
         if code:
             lines += ["```python", code.rstrip(), "```", ""]
-        if r.property_tests:
-            lines += ["Property tests:", ""] + [f"* `{t}`" for t in r.property_tests] + [""]
+        if r.properties:
+            from qkforms import properties
+
+            lines += ["Hypothesis properties (`qkforms.properties`, run by `qkforms verify` "
+                      "and by pytest):", ""]
+            for name in r.properties:
+                prop = properties.all_properties().get(name)
+                where = f" in `{prop.module}`" if prop else " (not defined)"
+                doc = f": {prop.doc}" if prop and prop.doc else ""
+                lines.append(f"* `{name}`{where}{doc}")
+            lines.append("")
         lines += ["## Status", "", status_of(verify, r.id), ""]
         (out / f"{r.id}.md").write_text("\n".join(lines), encoding="utf-8")
     nodes = [r.id for r in RESULTS]
@@ -211,7 +220,7 @@ def generate(app: Any) -> None:
     index = [
         "# Results",
         "",
-        "Every registered result, its Lean declarations, exact check, property tests and "
+        "Every registered result, its Lean declarations, exact check, properties and "
         "latest verification status. Arrows point from a result to the results whose "
         "proofs use it.",
         "",

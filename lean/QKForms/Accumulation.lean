@@ -7,13 +7,15 @@ import QKForms.RankOne
 /-!
 # Accumulation on Θ (Theorem 5 of the paper), from proportional lobes
 
-Theorem 5 of the paper (THEORY §4): let `X > 0` with finite nonzero second moment, `u, v > 0`,
-`ρ = u / v`; for each `n` let `N_n ≥ 2n` and `S_n ∈ M_{N_n}(ℝ)` symmetric with eigenvalues
-`v X_1, …, v X_n`, `-u X'_1, …, -u X'_n` and `N_n - 2n` zeros. Then almost surely
+Theorem 5 of the paper (`docs/theory.md`, "Accumulation on Θ"): let `X > 0` with finite nonzero
+second moment, `u, v > 0`, `ρ = u / v`; for each `n` let `N_n ≥ 2n` and `S_n ∈ M_{N_n}(ℝ)`
+symmetric with eigenvalues `v X_1, …, v X_n`, `-u X'_1, …, -u X'_n` and `N_n - 2n` zeros, the
+`X_i, X'_i` independent copies of `X`. Then almost surely
 `π(S_n) → (1 / (1 + ρ²)) (0, 2ρ, (1 - ρ)₊², (ρ - 1)₊²) ∈ p(Θ)`, `p(a, b, c, d) = (0, a + b, c, d)`.
 
 The probabilistic input of the proof is Lemma 6 (`‖β_n - ρα_n‖ / ‖α_n‖ → 0` a.s.); everything
-else is deterministic. This file proves the deterministic part along one sample path.
+else is deterministic. This file proves the deterministic part along one sample path, and its
+almost-sure consequence for any random sample on which Lemma 6 holds almost surely.
 
 ## Main definitions
 
@@ -30,8 +32,10 @@ else is deterministic. This file proves the deterministic part along one sample 
   sample path `x, x' > 0` on which the conclusion of Lemma 6 holds
   (`lobeMisfit u v x x' n → 0`), every sequence of symmetric matrices with spectra
   `accumulationSpectrum u v x x' n (N n)` has `profile (S n) → accumulationLimit (u / v)`.
-* `QKForms.accumulation_ae_of_proportionalLobes`: the same almost surely, for random sample
-  paths on which Lemma 6 holds almost surely.
+* `QKForms.accumulation_ae_of_proportionalLobes`: the same almost surely, for almost surely
+  positive random sample paths on which Lemma 6 holds almost surely;
+  `QKForms.ae_forall_pos_of_map_eq`: random variables with a common law `γ`,
+  `γ((-∞, 0]) = 0`, are almost surely all positive.
 * `QKForms.accumulationLimit_mem_image_theta`: the limit is `p(θ(t))` with
   `t = (1 - ρ)/√(1 + ρ²) ∈ [-1, 1]`; `QKForms.accumulationLimit_mem_mergeAB_image_Theta`: the limit
   lies in `p '' Θ` for the family `Θ = QKForms.Theta` of Proposition 4.
@@ -49,10 +53,17 @@ eigenvalue hypothesis is the equality of multisets `eigs (S n) = accumulationSpe
 `ℝ × ℝ × ℝ × ℝ` are for the product topology. This file states Theorem 5 *from* the conclusion
 of Lemma 6 (pathwise, or almost surely), and the names of the theorems say so; the
 unconditional almost-sure Theorem 5, `QKForms.accumulation_ae`, is in
-`QKForms/ProportionalLobes.lean`, next to Lemma 6 (`QKForms.proportionalLobes`).
+`QKForms/ProportionalLobes.lean`, next to Lemma 6 (`QKForms.proportionalLobes`), with the
+hypotheses of Lemma 6. "`X > 0`" is, as in Lemma 6, positivity almost surely: the pathwise form
+assumes `x i, x' i > 0` along the one sample path it is about, and the almost-sure form assumes
+`∀ᵐ ω, ∀ i, 0 < X i ω ∧ 0 < X' i ω` (as two hypotheses), which `ae_forall_pos_of_map_eq` derives
+from `γ((-∞, 0]) = 0`.
 -/
 
 open Filter Topology
+open scoped Matrix
+
+noncomputable section
 
 namespace QKForms
 
@@ -198,8 +209,15 @@ theorem l2_misfit_eq_lobeMisfit (hu : 0 < u) (hv : 0 < v) (hx : ∀ i, 0 < x i)
       = Real.sqrt (∑ j : Fin n, (sortedEntry (scaledSample u x' n) j
           - u / v * sortedEntry (scaledSample v x n) j) ^ 2)
         / Real.sqrt (∑ j : Fin n, sortedEntry (scaledSample v x n) j ^ 2)
-  rw [sum_fin_sortedEntry₂ (fun a b => (b - u / v * a) ^ 2) (by ring) hA hB hnk,
-    sum_fin_sortedEntry₂ (fun a _ => a ^ 2) (by ring) hA hB hnk]
+  -- the hypotheses `g 0 0 = 0` are stated after `show`, which removes the beta-redexes
+  have hg₁ : (fun a b : ℝ => (b - u / v * a) ^ 2) 0 0 = 0 := by
+    show ((0 : ℝ) - u / v * 0) ^ 2 = 0
+    ring
+  have hg₂ : (fun a _ : ℝ => a ^ 2) 0 0 = 0 := by
+    show (0 : ℝ) ^ 2 = 0
+    ring
+  rw [sum_fin_sortedEntry₂ (fun a b => (b - u / v * a) ^ 2) hg₁ hA hB hnk,
+    sum_fin_sortedEntry₂ (fun a _ => a ^ 2) hg₂ hA hB hnk]
 
 /-- `‖S‖² = ‖α‖² + ‖β‖²` for a symmetric matrix with the spectrum of Theorem 5. -/
 theorem frobSq_eq_sum_sq_lobes (hu : 0 < u) (hv : 0 < v) (hx : ∀ i, 0 < x i)
@@ -286,9 +304,9 @@ is `{v x_i} + {-u x'_i} + (N n - 2n)·{0}`. Then
 `profile (S n) → (0, 2ρ, (1-ρ)₊², (ρ-1)₊²) / (1 + ρ²)`.
 
 *Encoding.* This is the deterministic heart of Theorem 5: the almost-sure statement follows by
-applying it on the almost-sure event of Lemma 6 (`accumulation_ae_of_proportionalLobes`).
-Lemma 6 is `QKForms.proportionalLobes` and the combination is `QKForms.accumulation_ae`
-(`QKForms/ProportionalLobes.lean`). [qkforms:thm5] -/
+applying it on the almost-sure event where the sample is positive and Lemma 6 holds
+(`accumulation_ae_of_proportionalLobes`). Lemma 6 is `QKForms.proportionalLobes` and the
+combination is `QKForms.accumulation_ae` (`QKForms/ProportionalLobes.lean`). [qkforms:thm5] -/
 theorem accumulation_of_proportionalLobes {u v : ℝ} (hu : 0 < u) (hv : 0 < v) {x x' : ℕ → ℝ}
     (hx : ∀ i, 0 < x i) (hx' : ∀ i, 0 < x' i) {N : ℕ → ℕ} (hN : ∀ n, 2 * n ≤ N n)
     (S : ∀ n, Matrix (Fin (N n)) (Fin (N n)) ℝ) (hS : ∀ n, (S n)ᵀ = S n)
@@ -316,22 +334,44 @@ theorem accumulation_of_proportionalLobes {u v : ℝ} (hu : 0 < u) (hv : 0 < v) 
   have hall := h0.prodMk_nhds (hb.prodMk_nhds (hc.prodMk_nhds hd))
   exact hall.congr fun n => (profile_eq_lobes hu hv hx hx' (hN n) (S n) (hS n) (heigs n)).symm
 
+/-- Random variables with a common law `γ`, `γ((-∞, 0]) = 0`, are almost surely all positive: if
+every `Y i` is measurable with `P.map (Y i) = γ`, then `∀ᵐ ω ∂P, ∀ i, 0 < Y i ω` (each
+`{Y i ≤ 0}` is `P`-null, and a countable union of null sets is null; no independence is used). -/
+theorem ae_forall_pos_of_map_eq {Ω : Type*} [MeasurableSpace Ω] {P : MeasureTheory.Measure Ω}
+    {Y : ℕ → Ω → ℝ} {γ : MeasureTheory.Measure ℝ} (hYm : ∀ i, Measurable (Y i))
+    (hlaw : ∀ i, P.map (Y i) = γ) (hγ : γ (Set.Iic 0) = 0) :
+    ∀ᵐ ω ∂P, ∀ i, 0 < Y i ω := by
+  refine MeasureTheory.ae_all_iff.2 fun i => ?_
+  have hnull : P (Y i ⁻¹' Set.Iic 0) = 0 := by
+    rw [← MeasureTheory.Measure.map_apply (hYm i) measurableSet_Iic, hlaw i]
+    exact hγ
+  have e : {ω | ¬ 0 < Y i ω} = Y i ⁻¹' Set.Iic 0 := by
+    ext ω
+    simp only [Set.mem_setOf_eq, Set.mem_preimage, Set.mem_Iic, not_lt]
+  rw [MeasureTheory.ae_iff, e]
+  exact hnull
+
 /-- **Theorem 5 of the paper, almost-sure form from Lemma 6.** If `X, X' : ℕ → Ω → ℝ` are
-positive and the conclusion of Lemma 6 holds almost surely, then almost surely
-`profile (S n ω) → accumulationLimit (u / v)` for every choice of symmetric matrices `S n ω` with
-the spectra of Theorem 5. (Lemma 6 is `QKForms.proportionalLobes`,
-`QKForms/ProportionalLobes.lean`.) [qkforms:thm5] -/
+almost surely positive (`∀ᵐ ω, ∀ i, 0 < X i ω`, and the same for `X'`) and the conclusion of
+Lemma 6 holds almost surely, then almost surely `profile (S ω n) → accumulationLimit (u / v)` for
+every choice of symmetric matrices `S ω n` with the spectra of Theorem 5.
+
+*Encoding.* The positivity of the sample is only needed on the almost-sure event where the
+pathwise form `accumulation_of_proportionalLobes` is applied; `ae_forall_pos_of_map_eq` derives
+it from `γ((-∞, 0]) = 0`, the hypothesis of Lemma 6 (`QKForms.proportionalLobes`,
+`QKForms/ProportionalLobes.lean`). [qkforms:thm5] -/
 theorem accumulation_ae_of_proportionalLobes {Ω : Type*} [MeasurableSpace Ω]
     {P : MeasureTheory.Measure Ω} {u v : ℝ} (hu : 0 < u) (hv : 0 < v) {X X' : ℕ → Ω → ℝ}
-    (hX : ∀ i ω, 0 < X i ω) (hX' : ∀ i ω, 0 < X' i ω) {N : ℕ → ℕ} (hN : ∀ n, 2 * n ≤ N n)
+    (hX : ∀ᵐ ω ∂P, ∀ i, 0 < X i ω) (hX' : ∀ᵐ ω ∂P, ∀ i, 0 < X' i ω)
+    {N : ℕ → ℕ} (hN : ∀ n, 2 * n ≤ N n)
     (S : Ω → ∀ n, Matrix (Fin (N n)) (Fin (N n)) ℝ) (hS : ∀ ω n, (S ω n)ᵀ = S ω n)
     (heigs : ∀ ω n,
       eigs (S ω n) = accumulationSpectrum u v (fun i => X i ω) (fun i => X' i ω) n (N n))
     (hlobes : ∀ᵐ ω ∂P,
       Tendsto (lobeMisfit u v (fun i => X i ω) (fun i => X' i ω)) atTop (𝓝 0)) :
-    ∀ᵐ ω ∂P, Tendsto (fun n => profile (S ω n)) atTop (𝓝 (accumulationLimit (u / v))) :=
-  hlobes.mono fun ω hω =>
-    accumulation_of_proportionalLobes hu hv (hX · ω) (hX' · ω) hN (S ω) (hS ω) (heigs ω) hω
+    ∀ᵐ ω ∂P, Tendsto (fun n => profile (S ω n)) atTop (𝓝 (accumulationLimit (u / v))) := by
+  filter_upwards [hX, hX', hlobes] with ω hωX hωX' hω
+  exact accumulation_of_proportionalLobes hu hv hωX hωX' hN (S ω) (hS ω) (heigs ω) hω
 
 /-! ### The limit lies in `p(Θ)` and traces the edges of `Δ` -/
 
@@ -383,8 +423,9 @@ theorem accumulationLimit_mem_image_theta {ρ : ℝ} (hρ : 0 ≤ ρ) :
         + (1 - ((1 - ρ) / Real.sqrt (1 + ρ ^ 2)) ^ 2) / 2 = 2 * ρ / (1 + ρ ^ 2) := by
       rw [h1t]
       ring
-    show (0, 2 * ρ / (1 + ρ ^ 2), max (1 - ρ) 0 ^ 2 / (1 + ρ ^ 2), max (ρ - 1) 0 ^ 2 / (1 + ρ ^ 2))
-      = (0, (1 - ((1 - ρ) / Real.sqrt (1 + ρ ^ 2)) ^ 2) / 2
+    show ((0 : ℝ), 2 * ρ / (1 + ρ ^ 2), max (1 - ρ) 0 ^ 2 / (1 + ρ ^ 2),
+        max (ρ - 1) 0 ^ 2 / (1 + ρ ^ 2))
+      = ((0 : ℝ), (1 - ((1 - ρ) / Real.sqrt (1 + ρ ^ 2)) ^ 2) / 2
           + (1 - ((1 - ρ) / Real.sqrt (1 + ρ ^ 2)) ^ 2) / 2,
         max ((1 - ρ) / Real.sqrt (1 + ρ ^ 2)) 0 ^ 2,
         max (-((1 - ρ) / Real.sqrt (1 + ρ ^ 2))) 0 ^ 2)
@@ -396,7 +437,7 @@ namespace Accumulation
 for `|t| ≤ 1`. -/
 theorem thetaPoint_mem_Theta {t : ℝ} (ht : |t| ≤ 1) : thetaPoint t ∈ Theta := by
   have ht2 : t ^ 2 ≤ 1 := by
-    obtain ⟨h1, h2⟩ := abs_le.mp ht
+    obtain ⟨h1, h2⟩ := abs_le.1 ht
     nlinarith
   have hsplit : max t 0 ^ 2 + max (-t) 0 ^ 2 = t ^ 2 := by
     rcases le_total 0 t with h | h
@@ -575,3 +616,5 @@ theorem bijOn_edgeB_Ici :
       rw [edgeB_inv hρ0, hρb]
 
 end QKForms
+
+end

@@ -9,8 +9,8 @@ import QKForms.RankBalance
 Let `Q = W_Q, K = W_K : ℝ^N → ℝ^n` be the query and key maps of a head and
 `J = (Q, K) : ℝ^N → ℝ^n × ℝ^n`, `x ↦ (Q x, K x)`, the stacked map. If `J` is surjective, the
 symmetric form `S(x, y) = ½ (⟨K x, Q y⟩ + ⟨Q x, K y⟩)`, whose Gram matrix in the standard basis
-is `symPart (W_Kᵀ * W_Q)`, has signature `(n, n, N - 2n)` (THEORY §3, Theorem 3 = Theorem 1
-of the introduction).
+is `symPart (W_Kᵀ * W_Q)`, has signature `(n, n, N - 2n)` (docs/theory.md, "Signature";
+Theorem 3 = Theorem 1 of the introduction).
 
 ## Proof
 
@@ -27,7 +27,7 @@ of the introduction).
   `κ` (head coordinates) and `ι` (model coordinates).
 * `QKForms.signature_symPart_of_surjective_fin` (`[qkforms:thm3]`): `Fin n`, `Fin N`.
 * `QKForms.signature_gram_of_surjective` (`[qkforms:thm3]`): the Gram matrix in an arbitrary
-  basis (columns of an invertible `P`), as THEORY §3 "Formalization encoding" asks.
+  basis (columns of an invertible `P`), as the paper's statement (any basis) requires.
 * `QKForms.two_mul_card_le_of_surjective`: surjectivity forces `2n ≤ N`.
 
 ## Encoding
@@ -43,6 +43,8 @@ multiplicity).
 -/
 
 namespace QKForms
+
+noncomputable section
 
 open scoped Matrix
 
@@ -144,7 +146,7 @@ theorem rank_symPart_of_surjective (Q K : Matrix κ ι ℝ)
   have h2 := two_mul_card_add_finrank_ker_stackedMap Q K hJ
   omega
 
-/-- Surjectivity of the stacked map forces `N ≥ 2n` (THEORY §3). -/
+/-- Surjectivity of the stacked map forces `N ≥ 2n` (docs/theory.md, "Signature"). -/
 theorem two_mul_card_le_of_surjective (Q K : Matrix κ ι ℝ)
     (hJ : Function.Surjective (stackedMap Q K)) :
     2 * Fintype.card κ ≤ Fintype.card ι := by
@@ -184,7 +186,7 @@ section Basis
 
 /-! ### Gram matrix in an arbitrary basis
 
-THEORY §3 asks for the signature of the Gram matrix `G_ij = S(b_i, b_j)` in an arbitrary basis
+The paper states the signature for the Gram matrix `G_ij = S(b_i, b_j)` in an arbitrary basis
 `b` of `ℝ^N`. With `b_j` the `j`-th column of an invertible `P` (`P * P' = 1`), `G` is the
 symmetric part of `(W_K P)ᵀ (W_Q P)` (`QKForms.symPart_gram_apply`), i.e. the Gram matrix in the
 standard basis of the head `(W_Q P, W_K P)`, whose stacked map is again surjective. -/
@@ -210,9 +212,8 @@ theorem symPart_gram_apply (Q K : Matrix κ ι ℝ) (P : Matrix ι ι ℝ) (i j 
   have h : ∀ i j, ((K * P)ᵀ * (Q * P)) i j =
       (K *ᵥ fun a => P a i) ⬝ᵥ (Q *ᵥ fun a => P a j) := by
     intro i j
-    first
-    | rfl
-    | simp only [Matrix.mul_apply, Matrix.transpose_apply, Matrix.mulVec, dotProduct]
+    -- both sides unfold to `∑ r, (∑ a, K r a * P a i) * ∑ a, Q r a * P a j`
+    simp only [Matrix.mul_apply, Matrix.transpose_apply, Matrix.mulVec, dotProduct]
   rw [symPart_apply, h, h, dotProduct_comm (K *ᵥ fun a => P a j)]
 
 /-- **Theorem 3 of the paper**, in an arbitrary basis: the Gram matrix `G_ij = S(b_i, b_j)` of
@@ -225,5 +226,7 @@ theorem signature_gram_of_surjective (Q K : Matrix κ ι ℝ)
   signature_symPart_of_surjective (Q * P) (K * P) (surjective_stackedMap_mul Q K hJ P P' hPP')
 
 end Basis
+
+end
 
 end QKForms

@@ -10,8 +10,8 @@ Shared definitions used by every other file of `QKForms` (see `docs/architecture
 
 ## Main definitions
 
-* `QKForms.frobSq A`: the squared Frobenius norm `∑ i j, A i j ^ 2` (THEORY §0 CHOICE: we work
-  with squared norms everywhere to avoid square roots).
+* `QKForms.frobSq A`: the squared Frobenius norm `∑ i j, A i j ^ 2` (docs/theory.md, "Conventions":
+  the Lean side works with squared norms everywhere, avoiding square roots).
 * `QKForms.symPart L = ½ (L + Lᵀ)`, `QKForms.skewPart L = ½ (L - Lᵀ)`.
 * `QKForms.eigs A`: the eigenvalues of `A` with multiplicity, i.e. the roots of the
   characteristic polynomial (a `Multiset ℝ`).
@@ -32,8 +32,8 @@ Shared definitions used by every other file of `QKForms` (see `docs/architecture
 ## Encoding
 
 Mathlib has no signature API, so the signature of a real symmetric matrix is defined here as
-the counts of positive / negative / zero roots of its characteristic polynomial (THEORY §3,
-"Formalization encoding"). For a non-symmetric matrix the roots need not account for all
+the counts of positive / negative / zero roots of its characteristic polynomial (docs/theory.md,
+"Signature", Encoding). For a non-symmetric matrix the roots need not account for all
 `Fintype.card ι` eigenvalues; every result of the library applies these counts to symmetric
 matrices only.
 
@@ -44,19 +44,21 @@ The whole of Mathlib is imported: the spectral theorem for matrices moved betwee
 
 namespace QKForms
 
+noncomputable section
+
 open scoped Matrix
 
 section Definitions
 
 variable {m n ι : Type*} [Fintype m] [Fintype n]
 
-/-- Squared Frobenius norm `‖A‖² = ∑ i j, A i j ^ 2` (THEORY §0). -/
+/-- Squared Frobenius norm `‖A‖² = ∑ i j, A i j ^ 2` (docs/theory.md, "Conventions"). -/
 def frobSq (A : Matrix m n ℝ) : ℝ := ∑ i, ∑ j, A i j ^ 2
 
-/-- Symmetric part `S = ½ (L + Lᵀ)` (THEORY §2, "A1"). -/
+/-- Symmetric part `S = ½ (L + Lᵀ)` (docs/theory.md, "Conventions"). -/
 def symPart (L : Matrix ι ι ℝ) : Matrix ι ι ℝ := (1 / 2 : ℝ) • (L + Lᵀ)
 
-/-- Antisymmetric (skew) part `T = ½ (L - Lᵀ)` (THEORY §2, "A1"). -/
+/-- Antisymmetric (skew) part `T = ½ (L - Lᵀ)` (docs/theory.md, "Conventions"). -/
 def skewPart (L : Matrix ι ι ℝ) : Matrix ι ι ℝ := (1 / 2 : ℝ) • (L - Lᵀ)
 
 variable [Fintype ι] [DecidableEq ι]
@@ -128,7 +130,7 @@ section Counting
 theorem card_filter_pos_add_card_filter_neg (s : Multiset ℝ) :
     Multiset.card (s.filter (0 < ·)) + Multiset.card (s.filter (· < 0)) =
       Multiset.card (s.filter (· ≠ 0)) := by
-  induction s using Multiset.induction_on with
+  induction s using Multiset.induction with
   | empty => simp
   | cons a s ih =>
     rcases lt_trichotomy a 0 with h | h | h
@@ -156,7 +158,7 @@ theorem card_filter_pos_add_card_filter_neg (s : Multiset ℝ) :
 theorem card_filter_ne_add_card_filter_eq (s : Multiset ℝ) :
     Multiset.card (s.filter (· ≠ 0)) + Multiset.card (s.filter (· = 0)) =
       Multiset.card s := by
-  induction s using Multiset.induction_on with
+  induction s using Multiset.induction with
   | empty => simp
   | cons a s ih =>
     by_cases h : a = 0
@@ -182,12 +184,11 @@ eigenvalue function `hA.eigenvalues`. Uses `Matrix.IsHermitian.roots_charpoly_eq
 whose statement carries `RCLike.ofReal ∘ hA.eigenvalues`; for `𝕜 = ℝ` the map `RCLike.ofReal` is
 the identity by definition (`RCLike.ofReal_real_eq_id` is proved by `rfl`). -/
 theorem eigs_eq_map_eigenvalues {A : Matrix ι ι ℝ} (hA : A.IsHermitian) :
-    eigs A = Multiset.map hA.eigenvalues Finset.univ.val := by
-  show A.charpoly.roots = _
-  rw [hA.roots_charpoly_eq_eigenvalues]
-  first
-  | rfl
-  | simp only [RCLike.ofReal_real_eq_id, Function.id_comp]
+    eigs A = Multiset.map hA.eigenvalues Finset.univ.val :=
+  -- `eigs A` unfolds to `A.charpoly.roots`, and `RCLike.ofReal ∘ hA.eigenvalues` is
+  -- `hA.eigenvalues` by definition for `𝕜 = ℝ`: the statement of Mathlib's lemma is ours up to
+  -- `rfl`, so no rewriting is needed (a `rw` here could close the goal by itself).
+  hA.roots_charpoly_eq_eigenvalues
 
 /-- A Hermitian real matrix has `Fintype.card ι` eigenvalues with multiplicity. -/
 theorem card_eigs_of_isHermitian {A : Matrix ι ι ℝ} (hA : A.IsHermitian) :
@@ -231,12 +232,14 @@ theorem nPos_add_nNeg_add_nZero {A : Matrix ι ι ℝ} (hA : A.IsHermitian) :
 Uses `Matrix.IsHermitian.rank_eq_card_non_zero_eigs` (Mathlib/Analysis/Matrix/Spectrum.lean)
 and `Fintype.card_subtype` (Mathlib/Data/Fintype/Card.lean). -/
 theorem rank_eq_nPos_add_nNeg {A : Matrix ι ι ℝ} (hA : A.IsHermitian) :
-    A.rank = nPos A + nNeg A :=
-  calc A.rank = Fintype.card {i // hA.eigenvalues i ≠ 0} := hA.rank_eq_card_non_zero_eigs
-    _ = (Finset.univ.filter fun i => hA.eigenvalues i ≠ 0).card := Fintype.card_subtype _
-    _ = Multiset.card ((eigs A).filter (· ≠ 0)) := (card_filter_eigs hA (· ≠ 0)).symm
-    _ = nPos A + nNeg A := (nPos_add_nNeg A).symm
+    A.rank = nPos A + nNeg A := by
+  -- the `Fintype` instance of the subtype is the one of Mathlib's statement; `rw` with
+  -- `Fintype.card_subtype` (which takes that instance as an argument) keeps it
+  rw [hA.rank_eq_card_non_zero_eigs, Fintype.card_subtype, nPos_add_nNeg]
+  exact (card_filter_eigs hA (· ≠ 0)).symm
 
 end Spectrum
+
+end
 
 end QKForms

@@ -7,7 +7,7 @@ import QKForms.Basic
 # Symmetric and skew energy identities (Lemma 5)
 
 For a real square matrix `L` with symmetric part `S = ½ (L + Lᵀ)` and skew part
-`T = ½ (L - Lᵀ)` (THEORY §2):
+`T = ½ (L - Lᵀ)` (docs/theory.md, "Energies"):
 
 * `‖L‖² = ‖S‖² + ‖T‖²`,
 * `‖S‖² = ½ ‖L‖² + ½ tr(L²)`, `‖T‖² = ½ ‖L‖² - ½ tr(L²)`,
@@ -24,12 +24,14 @@ For a real square matrix `L` with symmetric part `S = ½ (L + Lᵀ)` and skew pa
 
 ## Encoding
 
-`‖L‖²` is `frobSq L = ∑ i j, L i j ^ 2` (THEORY §0 CHOICE) and `tr(L²)` is
+`‖L‖²` is `frobSq L = ∑ i j, L i j ^ 2` (docs/theory.md, "Conventions") and `tr(L²)` is
 `Matrix.trace (L * L)`. The divided forms are stated under `L ≠ 0`; the proof derives
 `frobSq L ≠ 0` from it (`QKForms.frobSq_ne_zero`).
 -/
 
 namespace QKForms
+
+noncomputable section
 
 open scoped Matrix
 
@@ -46,15 +48,22 @@ theorem frobSq_eq_zero_iff (A : Matrix m n ℝ) : frobSq A = 0 ↔ A = 0 := by
   constructor
   · intro h
     have h0 : ∑ i, ∑ j, A i j ^ 2 = 0 := h
+    have hrow : ∀ i ∈ (Finset.univ : Finset m), 0 ≤ ∑ j, A i j ^ 2 :=
+      fun i _ => Finset.sum_nonneg fun j _ => sq_nonneg (A i j)
     ext i j
-    have hi := (Finset.sum_eq_zero_iff_of_nonneg fun i _ =>
-      Finset.sum_nonneg fun j _ => sq_nonneg (A i j)).1 h0 i (Finset.mem_univ i)
-    have hij := (Finset.sum_eq_zero_iff_of_nonneg fun j _ =>
-      sq_nonneg (A i j)).1 hi j (Finset.mem_univ j)
-    rw [Matrix.zero_apply]
+    have hi : ∑ j, A i j ^ 2 = 0 :=
+      (Finset.sum_eq_zero_iff_of_nonneg hrow).1 h0 i (Finset.mem_univ i)
+    have hentry : ∀ j ∈ (Finset.univ : Finset n), 0 ≤ A i j ^ 2 :=
+      fun j _ => sq_nonneg (A i j)
+    have hij : A i j ^ 2 = 0 :=
+      (Finset.sum_eq_zero_iff_of_nonneg hentry).1 hi j (Finset.mem_univ j)
+    show A i j = 0
     exact (pow_eq_zero_iff two_ne_zero).1 hij
   · rintro rfl
-    simp [frobSq]
+    unfold frobSq
+    refine Finset.sum_eq_zero fun i _ => Finset.sum_eq_zero fun j _ => ?_
+    rw [Matrix.zero_apply]
+    norm_num
 
 theorem frobSq_ne_zero {A : Matrix m n ℝ} (hA : A ≠ 0) : frobSq A ≠ 0 :=
   fun h => hA ((frobSq_eq_zero_iff A).1 h)
@@ -140,15 +149,18 @@ theorem lemma5_energy_identities {L : Matrix ι ι ℝ} (hL : L ≠ 0) :
   ⟨frobSq_eq_frobSq_symPart_add_frobSq_skewPart L, frobSq_symPart_eq L, frobSq_skewPart_eq L,
     frobSq_symPart_div_frobSq hL, frobSq_skewPart_div_frobSq hL⟩
 
-/-- The symmetric part has the same trace: `tr S = tr L` (corollary in THEORY §2). -/
+/-- The symmetric part has the same trace: `tr S = tr L` (a corollary of Lemma 5 in the paper). -/
 theorem trace_symPart (L : Matrix ι ι ℝ) : (symPart L).trace = L.trace := by
   rw [symPart, Matrix.trace_smul, Matrix.trace_add, Matrix.trace_transpose, smul_eq_mul]
   ring
 
-/-- For a head, `tr (W_Kᵀ W_Q) = ∑ r i, (W_K)_{ri} (W_Q)_{ri} = ⟨W_K, W_Q⟩_F` (THEORY §2). -/
+/-- For a head, `tr (W_Kᵀ W_Q) = ∑ r i, (W_K)_{ri} (W_Q)_{ri} = ⟨W_K, W_Q⟩_F` (paper,
+Appendix A). -/
 theorem trace_transpose_mul_eq_sum {κ : Type*} [Fintype κ] (K Q : Matrix κ ι ℝ) :
     (Kᵀ * Q).trace = ∑ r, ∑ i, K r i * Q r i := by
   simp only [Matrix.trace, Matrix.diag_apply, Matrix.mul_apply, Matrix.transpose_apply]
   exact Finset.sum_comm
+
+end
 
 end QKForms

@@ -8,7 +8,7 @@ import QKForms.Basic
 
 For `W_K, W_Q ∈ M_{n×N}(ℝ)` let `M = [W_K; W_Q] ∈ M_{2n×N}(ℝ)` (the stacked matrix) and
 `𝒥 = [[0, I_n], [I_n, 0]]`. Then the symmetric part of `W_Kᵀ W_Q` is `S = ½ Mᵀ 𝒥 M`
-(THEORY §3 "matrix identity" and §6, Lemma 10).
+(docs/theory.md, "Signature", Lemma 10).
 
 ## Main statements
 
@@ -25,6 +25,8 @@ identity of Lemma 10 is formalized (core scope); the spectral consequences are n
 -/
 
 namespace QKForms
+
+noncomputable section
 
 open scoped Matrix
 
@@ -52,5 +54,7 @@ theorem symPart_eq_half_stacked_swap_stacked (K Q : Matrix κ ι ℝ) :
   rw [stackedMatrix, swapForm, Matrix.transpose_fromRows, Matrix.fromCols_mul_fromBlocks]
   simp only [Matrix.mul_zero, Matrix.mul_one, zero_add, add_zero]
   rw [Matrix.fromCols_mul_fromRows, symPart_transpose_mul, add_comm (Qᵀ * K)]
+
+end
 
 end QKForms

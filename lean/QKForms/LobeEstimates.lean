@@ -62,6 +62,8 @@ Vector operations are written pointwise as lambdas (`fun i => β i - ρ * α i` 
 `α n, β n : κ n → ℝ` may live on index types `κ n` depending on `n`.
 -/
 
+noncomputable section
+
 open Filter Topology
 
 namespace QKForms
@@ -161,7 +163,8 @@ theorem l2_const_mul {k : ℝ} (hk : 0 ≤ k) (x : ι → ℝ) : l2 (fun i => k 
 theorem max_mul_zero_of_nonneg (c : ℝ) {a : ℝ} (ha : 0 ≤ a) : max (c * a) 0 = max c 0 * a := by
   rcases le_total 0 c with hc | hc
   · rw [max_eq_left hc, max_eq_left (mul_nonneg hc ha)]
-  · rw [max_eq_right hc, zero_mul, max_eq_right (by nlinarith : c * a ≤ 0)]
+  · have hca : c * a ≤ 0 := by nlinarith [mul_nonneg (neg_nonneg.2 hc) ha]
+    rw [max_eq_right hc, zero_mul, max_eq_right hca]
 
 end Norm
 
@@ -300,9 +303,8 @@ theorem abs_div_sub_le_of_abs_sub_mul_le {x a c e : ℝ} (ha : 0 < a) (h : |x - 
     |x / a - c| ≤ e / a := by
   have e1 : x / a - c = (x - c * a) / a := by
     rw [sub_div, mul_div_assoc, div_self ha.ne', mul_one]
-  have ha' : 0 ≤ a := ha.le
-  rw [e1, abs_div, abs_of_pos ha]
-  gcongr <;> exact h
+  rw [e1, abs_div, abs_of_pos ha, div_eq_mul_inv, div_eq_mul_inv]
+  exact mul_le_mul_of_nonneg_right h (inv_nonneg.2 ha.le)
 
 /-- **Third estimate** (Theorem 5 of the paper, proof): for `α ≥ 0`, `α ≠ 0`,
 `|‖(α - β)₊‖/‖α‖ - (1 - ρ)₊| ≤ δ` with `δ = ‖β - ρα‖ / ‖α‖`. -/
@@ -344,7 +346,8 @@ theorem tendsto_of_abs_sub_le {f g : ℕ → ℝ} {L : ℝ} (h : ∀ᶠ n in atT
 theorem tendsto_sq_add_two_mul {δ : ℕ → ℝ} (ρ : ℝ) (h : Tendsto δ atTop (𝓝 0)) :
     Tendsto (fun n => δ n ^ 2 + 2 * ρ * δ n) atTop (𝓝 0) := by
   have h2 := (h.pow 2).add (h.const_mul (2 * ρ))
-  simpa using h2
+  rw [show (0 : ℝ) ^ 2 + 2 * ρ * 0 = 0 by ring] at h2
+  exact h2
 
 /-- `2 (S/A) / (1 + B/A) = 2S / (A + B)` for `A > 0`, `B ≥ 0`. -/
 theorem two_mul_div_one_add_div {S A B : ℝ} (hA : 0 < A) (hB : 0 ≤ B) :
@@ -504,16 +507,11 @@ theorem getD_append_replicate_zero :
   | a :: l, k, j + 1 => by simpa using getD_append_replicate_zero l k j
 
 /-- Entries of a reversed list (core lemmas `List.getD_eq_getElem?_getD`,
-`List.getElem?_eq_getElem`, `List.getElem_reverse`). -/
+`List.getElem?_reverse`, Init/Data/List/Lemmas.lean). -/
 theorem getD_reverse_of_lt (l : List ℝ) {j : ℕ} (hj : j < l.length) :
     l.reverse.getD j 0 = l.getD (l.length - 1 - j) 0 := by
-  have h1 : j < l.reverse.length := by rw [List.length_reverse]; exact hj
-  have h2 : l.length - 1 - j < l.length := by omega
-  first
-  | rw [List.getD_eq_getElem?_getD, List.getElem?_eq_getElem h1, Option.getD_some,
-      List.getD_eq_getElem?_getD, List.getElem?_eq_getElem h2, Option.getD_some,
-      List.getElem_reverse]
-  | rw [List.getD_eq_getElem _ _ h1, List.getD_eq_getElem _ _ h2, List.getElem_reverse]
+  -- `getD l i d = l[i]?.getD d`; `l.reverse[j]? = l[l.length - 1 - j]?` for `j < l.length`
+  rw [List.getD_eq_getElem?_getD, List.getD_eq_getElem?_getD, List.getElem?_reverse hj]
 
 /-- `Σ_{j < length} f (l[j]) = Σ f` over the list. -/
 theorem sum_range_getD_eq (f : ℝ → ℝ) :
@@ -522,19 +520,24 @@ theorem sum_range_getD_eq (f : ℝ → ℝ) :
   | a :: l => by
       rw [List.length_cons, Finset.sum_range_succ', List.map_cons, List.sum_cons,
         ← sum_range_getD_eq f l]
-      first
-      | (simp only [List.getD_cons_succ, List.getD_cons_zero]; ring)
-      | (simp; ring)
-      | simp [add_comm]
+      -- `(a :: l).getD (j + 1) 0 = l.getD j 0` and `(a :: l).getD 0 0 = a`
+      simp only [List.getD_cons_succ, List.getD_cons_zero]
+      ring
+
+/-- Past the end of a list, `getD` returns the default `0`. -/
+theorem getD_eq_zero_of_length_le : ∀ (l : List ℝ) (j : ℕ), l.length ≤ j → l.getD j 0 = 0
+  | [], _, _ => by simp
+  | a :: l, 0, h => absurd h (by rw [List.length_cons]; omega)
+  | a :: l, j + 1, h => by
+      rw [List.getD_cons_succ]
+      exact getD_eq_zero_of_length_le l j (by rw [List.length_cons] at h; omega)
 
 /-- Past the end, the sorted entries are `0`. -/
 theorem sortedEntry_eq_zero_of_card_le {s : Multiset ℝ} {j : ℕ} (h : Multiset.card s ≤ j) :
     sortedEntry s j = 0 := by
   have h' : (sortDesc s).length ≤ j := by rw [length_sortDesc]; exact h
   unfold sortedEntry
-  first
-  | rw [List.getD_eq_getElem?_getD, List.getElem?_eq_none h', Option.getD_none]
-  | simp [List.getElem?_eq_none h']
+  exact getD_eq_zero_of_length_le (sortDesc s) j h'
 
 /-- The decreasing sort commutes with monotone maps. -/
 theorem sortDesc_map_of_monotone {f : ℝ → ℝ} (hf : Monotone f) (m : Multiset ℝ) :
@@ -564,8 +567,10 @@ theorem sortDesc_map_of_antitone {g : ℝ → ℝ} (hg : Antitone g) (m : Multis
 /-- Adding zeros to a multiset of nonnegative reals appends them to its decreasing sort. -/
 theorem sortDesc_add_replicate_zero {s : Multiset ℝ} (hs : ∀ y ∈ s, 0 ≤ y) (k : ℕ) :
     sortDesc (s + Multiset.replicate k 0) = sortDesc s ++ List.replicate k 0 := by
-  have hperm : (sortDesc (s + Multiset.replicate k 0)).Perm (sortDesc s ++ List.replicate k 0) := by
-    rw [← Multiset.coe_eq_coe, Multiset.coe_add, coe_sortDesc, coe_sortDesc,
+  have hperm :
+      (sortDesc (s + Multiset.replicate k 0)).Perm (sortDesc s ++ List.replicate k 0) := by
+    -- `Multiset.coe_add : (↑l₁ + ↑l₂ : Multiset α) = ↑(l₁ ++ l₂)`, used right to left
+    rw [← Multiset.coe_eq_coe, ← Multiset.coe_add, coe_sortDesc, coe_sortDesc,
       Multiset.coe_replicate]
   have hsorted : (sortDesc s ++ List.replicate k 0).Pairwise (· ≥ ·) := by
     rw [List.pairwise_append]
@@ -593,7 +598,8 @@ theorem sum_fin_sortedEntry (f : ℝ → ℝ) (hf : f 0 = 0) (s : Multiset ℝ) 
   have h0 : ∑ i ∈ Finset.range r, f (sortedEntry s (Multiset.card s + i)) = 0 := by
     apply Finset.sum_eq_zero
     intro i _
-    rw [sortedEntry_eq_zero_of_card_le (s := s) (j := Multiset.card s + i) (by omega), hf]
+    rw [sortedEntry_eq_zero_of_card_le (s := s) (j := Multiset.card s + i)
+      (Nat.le_add_right _ _), hf]
   rw [h0, add_zero]
   have h1 := sum_range_getD_eq f (sortDesc s)
   rw [length_sortDesc] at h1
@@ -615,8 +621,9 @@ theorem sum_fin_sortedEntry₂ (g : ℝ → ℝ → ℝ) (hg : g 0 0 = 0) {A B :
   have h0 : ∑ i ∈ Finset.range r, g (sortedEntry A (n + i)) (sortedEntry B (n + i)) = 0 := by
     apply Finset.sum_eq_zero
     intro i _
-    rw [sortedEntry_eq_zero_of_card_le (s := A) (j := n + i) (by omega),
-      sortedEntry_eq_zero_of_card_le (s := B) (j := n + i) (by omega), hg]
+    rw [sortedEntry_eq_zero_of_card_le (s := A) (j := n + i) (le_trans hA (Nat.le_add_right n i)),
+      sortedEntry_eq_zero_of_card_le (s := B) (j := n + i) (le_trans hB (Nat.le_add_right n i)),
+      hg]
   rw [h0, add_zero]
 
 end Sorting
@@ -767,3 +774,5 @@ theorem tendsto_lobeMisfit_of_moments {u v : ℝ} (hu : 0 < u) (hv : 0 < v) {x x
   exact tendsto_lobeMisfit_of_tendsto_sq hu hv hm hA hD
 
 end QKForms
+
+end

@@ -106,16 +106,16 @@ theorem eq_zero_of_frobSq_eq_zero {A : Matrix ι ι ℝ} (h : frobSq A = 0) : A 
 
 theorem frobSq_neg (A : Matrix ι ι ℝ) : frobSq (-A) = frobSq A := by
   unfold frobSq
-  simp only [neg_apply, neg_sq]
+  simp only [Matrix.neg_apply, neg_sq]
 
 theorem frobSq_transpose (A : Matrix ι ι ℝ) : frobSq Aᵀ = frobSq A := by
   unfold frobSq
-  simp only [transpose_apply]
+  simp only [Matrix.transpose_apply]
   exact Finset.sum_comm
 
 theorem frobSq_smul (c : ℝ) (A : Matrix ι ι ℝ) : frobSq (c • A) = c ^ 2 * frobSq A := by
   unfold frobSq
-  simp only [smul_apply, smul_eq_mul, mul_pow, Finset.mul_sum]
+  simp only [Matrix.smul_apply, smul_eq_mul, mul_pow, Finset.mul_sum]
 
 end Frobenius
 
@@ -193,11 +193,11 @@ theorem profile_eq_of_eigs_frobSq {L L' : Matrix ι ι ℝ}
 
 theorem symPart_transpose_eq (L : Matrix ι ι ℝ) : symPart Lᵀ = symPart L := by
   unfold symPart
-  rw [transpose_transpose, add_comm]
+  rw [Matrix.transpose_transpose, add_comm]
 
 theorem skewPart_transpose_eq (L : Matrix ι ι ℝ) : skewPart Lᵀ = -skewPart L := by
   unfold skewPart
-  rw [transpose_transpose, ← smul_neg, neg_sub]
+  rw [Matrix.transpose_transpose, ← smul_neg, neg_sub]
 
 /-- Property 4 of Definition 6 of the paper: `π(Lᵀ) = π(L)`. [qkforms:def6] -/
 theorem profile_transpose (L : Matrix ι ι ℝ) : profile Lᵀ = profile L := by
@@ -216,20 +216,20 @@ theorem skewPart_conj (U L : Matrix ι ι ℝ) : skewPart (Uᵀ * L * U) = Uᵀ 
 
 theorem transpose_mul_transpose_of_orthogonal {U : Matrix ι ι ℝ} (hU : Uᵀ * U = 1) :
     Uᵀᵀ * Uᵀ = 1 := by
-  rw [transpose_transpose]
+  rw [Matrix.transpose_transpose]
   -- `Matrix.mul_eq_one_comm` (Mathlib/LinearAlgebra/Matrix/NonsingularInverse.lean)
   exact Matrix.mul_eq_one_comm.1 hU
 
 theorem eigs_transpose_conj {U : Matrix ι ι ℝ} (hU : Uᵀ * U = 1) (X : Matrix ι ι ℝ) :
     eigs (Uᵀ * X * U) = eigs X := by
   have h := eigs_conj_of_orthogonal (transpose_mul_transpose_of_orthogonal hU) X
-  rw [transpose_transpose] at h
+  rw [Matrix.transpose_transpose] at h
   exact h
 
 theorem frobSq_transpose_conj {U : Matrix ι ι ℝ} (hU : Uᵀ * U = 1) (X : Matrix ι ι ℝ) :
     frobSq (Uᵀ * X * U) = frobSq X := by
   have h := frobSq_conj_of_orthogonal (transpose_mul_transpose_of_orthogonal hU) X
-  rw [transpose_transpose] at h
+  rw [Matrix.transpose_transpose] at h
   exact h
 
 /-- Property 5 of Definition 6 of the paper (**orthogonal invariance**): `π(Uᵀ L U) = π(L)`
@@ -254,11 +254,11 @@ theorem smul_eq_conj_diagonal {S : Matrix ι ι ℝ} (hS : S.IsHermitian) (c : �
   have hd : diagonal (fun i => (fun x => c * x) (hS.eigenvalues i)) =
       c • diagonal hS.eigenvalues := by
     ext i j
-    rw [smul_apply, smul_eq_mul]
+    rw [Matrix.smul_apply, smul_eq_mul]
     by_cases hij : i = j
     · subst hij
-      rw [diagonal_apply_eq, diagonal_apply_eq]
-    · rw [diagonal_apply_ne _ hij, diagonal_apply_ne _ hij, _root_.mul_zero]
+      rw [Matrix.diagonal_apply_eq, Matrix.diagonal_apply_eq]
+    · rw [Matrix.diagonal_apply_ne _ hij, Matrix.diagonal_apply_ne _ hij, _root_.mul_zero]
   rw [hd, Matrix.mul_smul, Matrix.smul_mul, ← spectral_real hS]
 
 theorem neg_eq_conj_diagonal {S : Matrix ι ι ℝ} (hS : S.IsHermitian) :
@@ -266,20 +266,20 @@ theorem neg_eq_conj_diagonal {S : Matrix ι ι ℝ} (hS : S.IsHermitian) :
       (eigMat hS)ᵀ := by
   have hd : diagonal (fun i => (fun x => -x) (hS.eigenvalues i)) = -diagonal hS.eigenvalues := by
     ext i j
-    rw [neg_apply]
+    rw [Matrix.neg_apply]
     by_cases hij : i = j
     · subst hij
-      rw [diagonal_apply_eq, diagonal_apply_eq]
-    · rw [diagonal_apply_ne _ hij, diagonal_apply_ne _ hij, neg_zero]
+      rw [Matrix.diagonal_apply_eq, Matrix.diagonal_apply_eq]
+    · rw [Matrix.diagonal_apply_ne _ hij, Matrix.diagonal_apply_ne _ hij, neg_zero]
   rw [hd, Matrix.mul_neg, Matrix.neg_mul, ← spectral_real hS]
 
 theorem symPart_smul (c : ℝ) (L : Matrix ι ι ℝ) : symPart (c • L) = c • symPart L := by
   unfold symPart
-  rw [transpose_smul, ← smul_add, smul_comm]
+  rw [Matrix.transpose_smul, ← smul_add, smul_comm]
 
 theorem skewPart_smul (c : ℝ) (L : Matrix ι ι ℝ) : skewPart (c • L) = c • skewPart L := by
   unfold skewPart
-  rw [transpose_smul, ← smul_sub, smul_comm]
+  rw [Matrix.transpose_smul, ← smul_sub, smul_comm]
 
 theorem skewPart_neg (L : Matrix ι ι ℝ) : skewPart (-L) = -skewPart L := by
   have h := skewPart_smul (-1) L
@@ -395,10 +395,10 @@ theorem one_sub_profileA {L : Matrix ι ι ℝ} (hL : L ≠ 0) :
   have hF : frobSq L ≠ 0 := frobSq_ne_zero hL
   have hsplit := frobSq_eq_frobSq_symPart_add_frobSq_skewPart L
   unfold profileA
-  have hc : frobSq (skewPart L) / frobSq L * frobSq L = frobSq (skewPart L) := by
-    first
-    | exact div_mul_cancel₀ _ hF
-    | field_simp
+  -- `div_mul_cancel₀ (a : G₀) (h : b ≠ 0) : a / b * b = a`
+  -- (Mathlib/Algebra/GroupWithZero/Basic.lean)
+  have hc : frobSq (skewPart L) / frobSq L * frobSq L = frobSq (skewPart L) :=
+    div_mul_cancel₀ _ hF
   rw [eq_div_iff hF, _root_.sub_mul, _root_.one_mul, hc]
   linarith
 
@@ -416,7 +416,7 @@ theorem profile_scale (L : Matrix ι ι ℝ) (hS : symPart L ≠ 0) :
     apply hS
     rw [h0]
     unfold symPart
-    rw [transpose_zero, add_zero, smul_zero]
+    rw [Matrix.transpose_zero, add_zero, smul_zero]
   have h1a := one_sub_profileA hL
   refine ⟨?_, ?_, ?_, ?_⟩
   · unfold profileA

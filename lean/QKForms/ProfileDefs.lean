@@ -50,9 +50,13 @@ padding of THEORY §4 (zero eigenvalues and padding contribute `0` to every sum)
 coordinate `d` is written `∑ j ((β_j - α_j)₊)²`, which equals `‖(α - β)₋‖²`.
 Each coordinate is a quotient by `frobSq L`, so Lean's convention `x / 0 = 0` gives
 `profile 0 = (0, 0, 0, 0)`; every theorem about the profile assumes `L ≠ 0`.
-`Multiset.sort` changed its argument order in 2025; it is only used through dot notation
-(`m.sort (· ≥ ·)`) and named arguments, which work with both orders.
+`Multiset.sort` changed its argument order in 2025 (`sort r s` became `sort s r`); it is only
+used through dot notation (`m.sort (· ≥ ·)`), and its lemmas `Multiset.sort_eq`,
+`Multiset.pairwise_sort` with both explicit arguments left to unification (`_ _`), which reads
+the same under either order.
 -/
+
+noncomputable section
 
 namespace QKForms
 
@@ -69,18 +73,16 @@ noncomputable def sortedEntry (m : Multiset ℝ) (j : ℕ) : ℝ := (sortDesc m)
 /-- The decreasing sort is a permutation of the multiset. -/
 theorem coe_sortDesc (m : Multiset ℝ) : ((sortDesc m : List ℝ) : Multiset ℝ) = m := by
   unfold sortDesc
-  -- `Multiset.sort_eq` (Mathlib/Data/Multiset/Sort.lean); named arguments because the order of
-  -- its explicit arguments changed in 2025.
-  exact Multiset.sort_eq (s := m) (r := fun a b : ℝ => a ≥ b)
+  -- `Multiset.sort_eq : ↑(sort s r) = s` (Mathlib/Data/Multiset/Sort.lean); both explicit
+  -- arguments are found by unification (their order changed in 2025).
+  exact Multiset.sort_eq _ _
 
 /-- The decreasing sort is sorted. -/
 theorem pairwise_sortDesc (m : Multiset ℝ) : (sortDesc m).Pairwise (· ≥ ·) := by
   unfold sortDesc
-  -- `Multiset.pairwise_sort` (new name) / `Multiset.sort_sorted` (old name, `List.Sorted` is
-  -- `List.Pairwise`), Mathlib/Data/Multiset/Sort.lean.
-  first
-  | exact Multiset.pairwise_sort (s := m) (r := fun a b : ℝ => a ≥ b)
-  | exact Multiset.sort_sorted (s := m) (r := fun a b : ℝ => a ≥ b)
+  -- `Multiset.pairwise_sort : (sort s r).Pairwise r` (Mathlib/Data/Multiset/Sort.lean; the name
+  -- since 2025-10, when `sort_sorted` was deprecated).
+  exact Multiset.pairwise_sort _ _
 
 theorem length_sortDesc (m : Multiset ℝ) : (sortDesc m).length = Multiset.card m := by
   rw [← Multiset.coe_card, coe_sortDesc]
@@ -128,11 +130,12 @@ theorem getD_ofFn_fin {k : ℕ} (μ : Fin k → ℝ) (j : Fin k) :
   have hj : (j : ℕ) < (List.ofFn μ).length := by
     rw [List.length_ofFn]
     exact j.isLt
-  -- `List.getD_eq_getElem?_getD`, `List.getElem?_eq_getElem`, `List.getElem_ofFn` (core)
-  first
-  | rw [List.getD_eq_getElem?_getD, List.getElem?_eq_getElem hj, Option.getD_some,
-      List.getElem_ofFn]
-  | simp [hj]
+  -- `List.getD_eq_getElem?_getD`, `List.getElem?_eq_getElem`, `Option.getD_some`,
+  -- `List.getElem_ofFn` (core). What remains is `μ ⟨↑j, _⟩ = μ j` (structure eta), which the
+  -- `rfl` of `rw` may already close; `all_goals rfl` closes it otherwise.
+  rw [List.getD_eq_getElem?_getD, List.getElem?_eq_getElem hj, Option.getD_some,
+    List.getElem_ofFn]
+  all_goals rfl
 
 /-- The sorted entries in terms of an antitone enumeration. -/
 theorem sortedEntry_eq_of_antitone {k : ℕ} (μ : Fin k → ℝ) (hμ : Antitone μ) {m : Multiset ℝ}
@@ -238,7 +241,7 @@ variable {ι : Type*}
 theorem symPart_eq_self_of_transpose_eq {S : Matrix ι ι ℝ} (hS : Sᵀ = S) : symPart S = S := by
   ext i j
   have hji : S j i = S i j := by
-    rw [← transpose_apply S i j, hS]
+    rw [← Matrix.transpose_apply S i j, hS]
   rw [symPart_apply, hji]
   ring
 
@@ -246,8 +249,8 @@ theorem symPart_eq_self_of_transpose_eq {S : Matrix ι ι ℝ} (hS : Sᵀ = S) :
 theorem skewPart_eq_zero_of_transpose_eq {S : Matrix ι ι ℝ} (hS : Sᵀ = S) : skewPart S = 0 := by
   ext i j
   have hji : S j i = S i j := by
-    rw [← transpose_apply S i j, hS]
-  rw [skewPart_apply, hji, zero_apply]
+    rw [← Matrix.transpose_apply S i j, hS]
+  rw [skewPart_apply, hji, Matrix.zero_apply]
   ring
 
 variable [Fintype ι] [DecidableEq ι]
@@ -258,7 +261,7 @@ theorem frobSq_zero_matrix : frobSq (0 : Matrix ι ι ℝ) = 0 := by
   intro i _
   apply Finset.sum_eq_zero
   intro j _
-  rw [zero_apply]
+  rw [Matrix.zero_apply]
   norm_num
 
 /-- **The profile of a symmetric matrix is a function of its eigenvalue multiset** (and of its
@@ -390,15 +393,17 @@ theorem eigMat_mul_transpose {S : Matrix ι ι ℝ} (hS : S.IsHermitian) :
 /-- **Real spectral theorem**: `S = V diag(λ) Vᵀ` with `λ = hS.eigenvalues`. -/
 theorem spectral_real {S : Matrix ι ι ℝ} (hS : S.IsHermitian) :
     S = eigMat hS * diagonal hS.eigenvalues * (eigMat hS)ᵀ := by
-  rw [← star_eigMat hS]
+  -- `h : S = conjStarAlgAut ℝ _ hS.eigenvectorUnitary (diagonal (RCLike.ofReal ∘ ev))`
   have h := hS.spectral_theorem
-  -- `RCLike.ofReal : ℝ → ℝ` is the identity by definition, and `conjStarAlgAut` unfolds to
-  -- `U * A * star U` by definition; so `h` is the goal up to `rfl`.
-  first
-  | exact h
-  | (rw [Unitary.conjStarAlgAut_apply] at h; exact h)
-  | (simp only [Unitary.conjStarAlgAut_apply, Unitary.coe_star, RCLike.ofReal_real_eq_id,
-      Function.id_comp] at h; exact h)
+  -- `Unitary.conjStarAlgAut_apply : conjStarAlgAut S R u x = ↑u * x * star ↑u`
+  rw [Unitary.conjStarAlgAut_apply] at h
+  -- `RCLike.ofReal_real_eq_id : @RCLike.ofReal ℝ _ = id` (Mathlib/Analysis/RCLike/Basic.lean)
+  have hd : (RCLike.ofReal ∘ hS.eigenvalues : ι → ℝ) = hS.eigenvalues := by
+    rw [RCLike.ofReal_real_eq_id, Function.id_comp]
+  rw [hd] at h
+  rw [← star_eigMat hS]
+  -- `eigMat hS` is `↑hS.eigenvectorUnitary` by definition
+  exact h
 
 /-- For a symmetric real matrix, `‖S‖² = ∑ i, λ_i²`. -/
 theorem frobSq_eq_sum_sq_eigenvalues {S : Matrix ι ι ℝ} (hS : S.IsHermitian) :
@@ -455,3 +460,5 @@ theorem negLobe_eq_eigenvalues₀ (L : Matrix ι ι ℝ) (j : Fin (Fintype.card 
 end Spectral
 
 end QKForms
+
+end

@@ -41,6 +41,8 @@ namespace QKForms
 
 open Matrix
 
+noncomputable section
+
 variable {ι : Type*} [Fintype ι] [DecidableEq ι]
 
 section Simplex
@@ -61,8 +63,7 @@ theorem skewPart_eq_zero_iff (L : Matrix ι ι ℝ) : skewPart L = 0 ↔ Lᵀ = 
   · intro h
     have h2 : L - Lᵀ = (2 : ℝ) • skewPart L := by
       unfold skewPart
-      rw [smul_smul]
-      norm_num
+      rw [smul_smul, show (2 : ℝ) * (1 / 2) = 1 by norm_num, one_smul]
     rw [h, smul_zero] at h2
     exact (sub_eq_zero.1 h2).symm
   · intro h
@@ -74,8 +75,7 @@ theorem symPart_eq_zero_iff (L : Matrix ι ι ℝ) : symPart L = 0 ↔ Lᵀ = -L
   · intro h
     have h2 : L + Lᵀ = (2 : ℝ) • symPart L := by
       unfold symPart
-      rw [smul_smul]
-      norm_num
+      rw [smul_smul, show (2 : ℝ) * (1 / 2) = 1 by norm_num, one_smul]
     rw [h, smul_zero] at h2
     exact h2
   · intro h
@@ -110,25 +110,23 @@ theorem posLobe_antitone (L : Matrix ι ι ℝ) : Antitone (posLobe L) := by
   intro i j hij
   rw [posLobe_eq_eigenvalues₀ L i, posLobe_eq_eigenvalues₀ L j]
   have h := (symPart_isHermitian L).eigenvalues₀_antitone hij
-  first
-  | exact max_le_max h le_rfl
-  | exact max_le_max_right 0 h
+  -- `max_le_max : a ≤ c → b ≤ d → max a b ≤ max c d` (Mathlib/Order/MinMax.lean)
+  exact max_le_max h le_rfl
 
 theorem negLobe_antitone (L : Matrix ι ι ℝ) : Antitone (negLobe L) := by
   intro i j hij
   rw [negLobe_eq_eigenvalues₀ L i, negLobe_eq_eigenvalues₀ L j]
   have h := neg_le_neg ((symPart_isHermitian L).eigenvalues₀_antitone (Fin.rev_le_rev.2 hij))
-  first
-  | exact max_le_max h le_rfl
-  | exact max_le_max_right 0 h
+  exact max_le_max h le_rfl
 
 /-- Two nonnegative decreasing lists with `⟨α, β⟩ = 0`: one of them vanishes. -/
 theorem lobe_eq_zero_of_lobeCross_eq_zero {k : ℕ} {α β : Fin k → ℝ} (hα0 : ∀ j, 0 ≤ α j)
     (hβ0 : ∀ j, 0 ≤ β j) (hα : Antitone α) (hβ : Antitone β) (h : lobeCross α β = 0) :
     (∀ j, α j = 0) ∨ (∀ j, β j = 0) := by
+  have hsum : ∑ j, α j * β j = 0 := h
   have hterm : ∀ j, α j * β j = 0 := by
     intro j
-    exact (Finset.sum_eq_zero_iff_of_nonneg (fun j _ => mul_nonneg (hα0 j) (hβ0 j))).1 h j
+    exact (Finset.sum_eq_zero_iff_of_nonneg (fun j _ => mul_nonneg (hα0 j) (hβ0 j))).1 hsum j
       (Finset.mem_univ j)
   by_contra hcon
   push_neg at hcon
@@ -147,27 +145,24 @@ theorem lobeCross_eq_zero_of_left {k : ℕ} {α β : Fin k → ℝ} (h : ∀ j, 
   unfold lobeCross
   apply Finset.sum_eq_zero
   intro j _
-  rw [h j, _root_.zero_mul]
+  rw [h j, zero_mul]
 
 theorem lobeCross_eq_zero_of_right {k : ℕ} {α β : Fin k → ℝ} (h : ∀ j, β j = 0) :
     lobeCross α β = 0 := by
   unfold lobeCross
   apply Finset.sum_eq_zero
   intro j _
-  rw [h j, _root_.mul_zero]
+  rw [h j, mul_zero]
 
 /-- `‖(α - β)₊‖² = 0` iff `α ≤ β` coordinatewise. -/
 theorem lobeExcess_eq_zero_iff {k : ℕ} (α β : Fin k → ℝ) :
     lobeExcess α β = 0 ↔ ∀ j, α j ≤ β j := by
   unfold lobeExcess
-  rw [Finset.sum_eq_zero_iff_of_nonneg (fun j _ => sq_nonneg _)]
+  rw [Finset.sum_eq_zero_iff_of_nonneg (fun j _ => sq_nonneg (max (α j - β j) 0))]
   constructor
   · intro h j
     have h1 := h j (Finset.mem_univ j)
-    have h2 : max (α j - β j) 0 = 0 := by
-      first
-      | exact (pow_eq_zero_iff two_ne_zero).1 h1
-      | exact pow_eq_zero_iff (n := 2) (by norm_num) |>.1 h1
+    have h2 : max (α j - β j) 0 = 0 := (pow_eq_zero_iff two_ne_zero).1 h1
     have h3 := max_eq_right_iff.1 h2
     linarith
   · intro h j _
@@ -206,8 +201,10 @@ theorem posSemidef_conj_diagonal_iff {S : Matrix ι ι ℝ} (hS : S.IsHermitian)
 
 theorem posSemidef_iff_forall_eigenvalues_nonneg {S : Matrix ι ι ℝ} (hS : S.IsHermitian) :
     S.PosSemidef ↔ ∀ i, 0 ≤ hS.eigenvalues i := by
-  conv_lhs => rw [spectral_real hS]
-  exact posSemidef_conj_diagonal_iff hS hS.eigenvalues
+  have h := posSemidef_conj_diagonal_iff hS hS.eigenvalues
+  -- fold `V diag(λ) Vᵀ` back to `S` (only the left side of `h` contains it)
+  rw [← spectral_real hS] at h
+  exact h
 
 theorem neg_posSemidef_iff_forall_eigenvalues_nonpos {S : Matrix ι ι ℝ} (hS : S.IsHermitian) :
     (-S).PosSemidef ↔ ∀ i, hS.eigenvalues i ≤ 0 := by
@@ -326,12 +323,12 @@ theorem not_profileB_eq_zero_and_pos_and_pos {L : Matrix ι ι ℝ} (hL : L ≠ 
       (lobeExcess_eq_zero_iff _ _).2 fun j => by rw [h1 j]; exact negLobe_nonneg L j
     unfold profileC at hc
     rw [hC0, zero_div] at hc
-    exact lt_irrefl 0 hc
+    exact lt_irrefl _ hc
   · have hD0 : lobeExcess (negLobe L) (posLobe L) = 0 :=
       (lobeExcess_eq_zero_iff _ _).2 fun j => by rw [h1 j]; exact posLobe_nonneg L j
     unfold profileD at hd
     rw [hD0, zero_div] at hd
-    exact lt_irrefl 0 hd
+    exact lt_irrefl _ hd
 
 end EmptyEdge
 
@@ -347,7 +344,8 @@ noncomputable def pEig (L : Matrix ι ι ℝ) (k : Fin (Fintype.card ι)) : ℝ 
 
 /-- The balanced part `H` of the decomposition `S = H + P` (Theorem 4 (3)): in an orthonormal
 eigenbasis of `S` (sorted decreasingly), `H` has eigenvalue `β_k - β_{N-1-k}` on the `k`-th
-eigenvector, i.e. `β_j` on the `j`-th positive and `-β_j` on the `j`-th negative eigenvector. -/
+eigenvector. When `β ≤ α` (so `S` has at most as many negative as positive eigenvalues) this is
+`β_j` on the `j`-th positive and `-β_j` on the `j`-th negative eigenvector, `0` elsewhere. -/
 noncomputable def decompH (L : Matrix ι ι ℝ) : Matrix ι ι ℝ :=
   eigMat (symPart_isHermitian L) *
     diagonal (fun i => hEig L ((eigIndexEquiv ι).symm i)) * (eigMat (symPart_isHermitian L))ᵀ
@@ -364,13 +362,9 @@ theorem transpose_conj_diagonal (V : Matrix ι ι ℝ) (d : ι → ℝ) :
 
 theorem neg_conj_diagonal (V : Matrix ι ι ℝ) (d : ι → ℝ) :
     -(V * diagonal d * Vᵀ) = V * diagonal (fun i => -d i) * Vᵀ := by
-  have hd : diagonal (fun i => -d i) = -diagonal d := by
-    ext i j
-    rw [neg_apply]
-    by_cases hij : i = j
-    · subst hij
-      rw [diagonal_apply_eq, diagonal_apply_eq]
-    · rw [diagonal_apply_ne _ hij, diagonal_apply_ne _ hij, neg_zero]
+  -- `Matrix.diagonal_neg : -diagonal d = diagonal fun i => -d i`
+  -- (Mathlib/Data/Matrix/Diagonal.lean)
+  have hd : diagonal (fun i => -d i) = -diagonal d := (Matrix.diagonal_neg d).symm
   rw [hd, Matrix.mul_neg, Matrix.neg_mul]
 
 theorem commute_conj_diagonal {V : Matrix ι ι ℝ} (hV : Vᵀ * V = 1) (d₁ d₂ : ι → ℝ) :
@@ -404,11 +398,12 @@ theorem symPart_eq_decompH_add_decompP (L : Matrix ι ι ℝ) :
     rw [diagonal_add]
     exact congrArg diagonal (funext hpt)
   unfold decompH decompP
-  conv_lhs => rw [spectral_real (symPart_isHermitian L)]
-  rw [hd, Matrix.mul_add, Matrix.add_mul]
+  -- `V Dh Vᵀ + V Dp Vᵀ = (V Dh + V Dp) Vᵀ = V (Dh + Dp) Vᵀ = V diag(λ) Vᵀ = S`
+  rw [← Matrix.add_mul, ← Matrix.mul_add, ← hd, ← spectral_real (symPart_isHermitian L)]
 
-theorem decompH_transpose (L : Matrix ι ι ℝ) : (decompH L)ᵀ = decompH L :=
-  transpose_conj_diagonal _ _
+theorem decompH_transpose (L : Matrix ι ι ℝ) : (decompH L)ᵀ = decompH L := by
+  unfold decompH
+  exact transpose_conj_diagonal _ _
 
 /-- The spectrum of `H` is symmetric about zero. -/
 theorem eigs_neg_decompH (L : Matrix ι ι ℝ) : eigs (-decompH L) = eigs (decompH L) := by
@@ -436,8 +431,9 @@ theorem decompP_posSemidef {L : Matrix ι ι ℝ} (h : ∀ j, negLobe L j ≤ po
   unfold pEig
   linarith [h ((eigIndexEquiv ι).symm i)]
 
-theorem commute_decompH_decompP (L : Matrix ι ι ℝ) : Commute (decompH L) (decompP L) :=
-  commute_conj_diagonal (eigMat_transpose_mul (symPart_isHermitian L)) _ _
+theorem commute_decompH_decompP (L : Matrix ι ι ℝ) : Commute (decompH L) (decompP L) := by
+  unfold decompH decompP
+  exact commute_conj_diagonal (eigMat_transpose_mul (symPart_isHermitian L)) _ _
 
 theorem frobSq_decompP {L : Matrix ι ι ℝ} (h : ∀ j, negLobe L j ≤ posLobe L j) :
     frobSq (decompP L) = lobeExcess (posLobe L) (negLobe L) := by
@@ -469,9 +465,9 @@ section DFace
 theorem lobeExcess_eq_profileC_mul {L : Matrix ι ι ℝ} (hL : L ≠ 0) :
     lobeExcess (posLobe L) (negLobe L) = profileC L * frobSq L := by
   unfold profileC
-  first
-  | exact (div_mul_cancel₀ _ (frobSq_ne_zero hL)).symm
-  | (have hF := frobSq_ne_zero hL; field_simp)
+  -- `div_mul_cancel₀ (a : G₀) (h : b ≠ 0) : a / b * b = a`
+  -- (Mathlib/Algebra/GroupWithZero/Units/Basic.lean)
+  exact (div_mul_cancel₀ _ (frobSq_ne_zero hL)).symm
 
 /-- **Theorem 4 (3) of the paper**, lobe form: for `L ≠ 0`, `d = 0` iff `β_j ≤ α_j` for every
 `j`. [qkforms:thm4.d_face] -/
@@ -573,7 +569,7 @@ theorem exists_decomp_of_profileC_eq_zero {L : Matrix ι ι ℝ} (hL : L ≠ 0)
     rw [symPart_neg, neg_neg]
   refine ⟨-H, P, ?_, ?_, ?_, h4, ?_, ?_, h7.neg_left, ?_⟩
   · rw [hS, h1, neg_add, sub_eq_add_neg]
-  · rw [transpose_neg, h2]
+  · rw [Matrix.transpose_neg, h2]
   · rw [neg_neg]
     exact h3.symm
   · rw [hS]
@@ -586,8 +582,11 @@ theorem exists_decomp_of_profileC_eq_zero {L : Matrix ι ι ℝ} (hL : L ≠ 0)
 semidefinite. [qkforms:thm4.c_face] -/
 theorem profileC_eq_one_iff {L : Matrix ι ι ℝ} (hL : L ≠ 0) :
     profileC L = 1 ↔ Lᵀ = L ∧ L.PosSemidef := by
-  rw [← profileD_neg, profileD_eq_one_iff (neg_ne_zero.2 hL), transpose_neg, neg_inj, neg_neg]
+  rw [← profileD_neg, profileD_eq_one_iff (neg_ne_zero.2 hL), Matrix.transpose_neg, neg_inj,
+    neg_neg]
 
 end CFace
+
+end
 
 end QKForms

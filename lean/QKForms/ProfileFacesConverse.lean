@@ -13,7 +13,7 @@ file proves the converse: if `S = H + P` with `H` symmetric whose spectrum is sy
 `0` and `P` positive semidefinite (no commutation needed), then `β ≤ α`, hence `d = 0`; and the
 mirror statement for `c`.
 
-## Proof (Weyl-type counting, THEORY §4)
+## Proof (Weyl-type counting; `docs/theory.md`, *Fibers of the profile map*)
 
 For every real `t`,
 `#{λ(S) < -t} ≤ #{λ(H) < -t} = #{λ(H) > t} ≤ #{λ(S) > t}`.
@@ -74,34 +74,33 @@ theorem card_add_card_le_of_orthonormal {U : Matrix ι κ ℝ} {W : Matrix ι κ
     (hW : Wᵀ * W = 1) (h : ∀ x y, U *ᵥ x = W *ᵥ y → x = 0) :
     Fintype.card κ + Fintype.card κ' ≤ Fintype.card ι := by
   have hinj : Function.Injective (LinearMap.coprod U.mulVecLin W.mulVecLin) := by
-    refine (injective_iff_map_eq_zero _).2 fun z hz => ?_
-    -- `LinearMap.coprod_apply` (Mathlib/LinearAlgebra/Prod.lean)
+    refine (injective_iff_map_eq_zero _).2 ?_
+    rintro ⟨x, y⟩ hz
+    -- `LinearMap.coprod_apply` (Mathlib/LinearAlgebra/Prod.lean),
+    -- `Matrix.mulVecLin_apply` (Mathlib/LinearAlgebra/Matrix/ToLin.lean)
     rw [LinearMap.coprod_apply, Matrix.mulVecLin_apply, Matrix.mulVecLin_apply] at hz
-    have hxy : U *ᵥ z.1 = W *ᵥ (-z.2) := by
+    have hz' : U *ᵥ x + W *ᵥ y = 0 := hz
+    have hxy : U *ᵥ x = W *ᵥ (-y) := by
       rw [Matrix.mulVec_neg]
-      first
-      | exact eq_neg_of_add_eq_zero_left hz
-      | exact add_eq_zero_iff_eq_neg.1 hz
-    have hx : z.1 = 0 := h z.1 (-z.2) hxy
-    have hWz : W *ᵥ z.2 = 0 := by
-      rw [hx, Matrix.mulVec_zero, zero_add] at hz
-      exact hz
-    have hy : z.2 = 0 := by
-      calc z.2 = (Wᵀ * W) *ᵥ z.2 := by rw [hW, Matrix.one_mulVec]
-        _ = Wᵀ *ᵥ (W *ᵥ z.2) := (Matrix.mulVec_mulVec _ _ _).symm
-        _ = 0 := by rw [hWz, Matrix.mulVec_zero]
-    first
-    | exact Prod.ext hx hy
-    | exact Prod.ext_iff.2 ⟨hx, hy⟩
+      exact eq_neg_of_add_eq_zero_left hz'
+    have hx : x = 0 := h x (-y) hxy
+    have hWy : W *ᵥ y = 0 := by
+      rw [hx, Matrix.mulVec_zero, zero_add] at hz'
+      exact hz'
+    have hy : y = 0 := by
+      calc y = (Wᵀ * W) *ᵥ y := by rw [hW, Matrix.one_mulVec]
+        _ = Wᵀ *ᵥ (W *ᵥ y) := (Matrix.mulVec_mulVec _ _ _).symm
+        _ = 0 := by rw [hWy, Matrix.mulVec_zero]
+    subst hx
+    subst hy
+    rfl
   -- `LinearMap.finrank_le_finrank_of_injective`
   -- (Mathlib/LinearAlgebra/Dimension/StrongRankCondition.lean), `Module.finrank_prod` and
   -- `Module.finrank_fintype_fun_eq_card` (Mathlib/LinearAlgebra/Dimension/Constructions.lean)
   have h2 := LinearMap.finrank_le_finrank_of_injective hinj
-  first
-  | (rw [Module.finrank_prod, Module.finrank_fintype_fun_eq_card,
-      Module.finrank_fintype_fun_eq_card, Module.finrank_fintype_fun_eq_card] at h2
-     exact h2)
-  | simpa using h2
+  rw [Module.finrank_prod, Module.finrank_fintype_fun_eq_card,
+    Module.finrank_fintype_fun_eq_card, Module.finrank_fintype_fun_eq_card] at h2
+  exact h2
 
 /-- A weighted sum of squares with positive weights is nonpositive only at `0`. -/
 theorem eq_zero_of_sum_mul_sq_nonpos {c x : κ → ℝ} (hc : ∀ j, 0 < c j)
@@ -124,9 +123,8 @@ theorem card_add_card_le_of_quadratic {U : Matrix ι κ ℝ} {W : Matrix ι κ' 
   refine card_add_card_le_of_orthonormal (U := U) hW fun x y hxy => ?_
   have hb' : ∑ j, b j * y j ^ 2 ≤ 0 := by
     refine Finset.sum_nonpos fun j _ => ?_
-    have h1 := mul_le_mul_of_nonneg_right (hb j) (sq_nonneg (y j))
-    rw [zero_mul] at h1
-    exact h1
+    -- `b j ≤ 0 ≤ y j ^ 2`: the product of the two facts is linear in the atom `b j * y j ^ 2`
+    nlinarith [hb j, sq_nonneg (y j)]
   exact eq_zero_of_sum_mul_sq_nonpos ha ((hq x y hxy).trans hb')
 
 theorem sum_sub_mul_sq (c x : κ → ℝ) (t : ℝ) :
@@ -151,19 +149,14 @@ variable {ι : Type*} [Fintype ι] [DecidableEq ι]
 theorem dotProduct_mulVec_le_of_eq_add {S H P : Matrix ι ι ℝ} (hP : P.PosSemidef)
     (h : S = H + P) (v : ι → ℝ) : v ⬝ᵥ (H *ᵥ v) ≤ v ⬝ᵥ (S *ᵥ v) := by
   have hs : star v = v := funext fun i => star_trivial (v i)
-  -- `Matrix.PosSemidef` changed its definition in 2025 (finitely supported test vectors);
-  -- `Matrix.PosSemidef.dotProduct_mulVec_nonneg` is the `Fintype` form of the new API
-  -- (Mathlib/LinearAlgebra/Matrix/PosDef.lean), `hP.2` the old definition.
-  have h0 : 0 ≤ star v ⬝ᵥ (P *ᵥ v) := by
-    first
-    | exact hP.dotProduct_mulVec_nonneg v
-    | exact (Matrix.posSemidef_iff_dotProduct_mulVec.mp hP).2 v
-    | exact hP.2 v
+  -- `Matrix.PosSemidef` was redefined in 2025 (finitely supported test vectors); for a
+  -- `Fintype` index, `Matrix.PosSemidef.dotProduct_mulVec_nonneg :
+  -- ∀ x, 0 ≤ star x ⬝ᵥ (M *ᵥ x)` (Mathlib/LinearAlgebra/Matrix/PosDef.lean) is the API.
+  have h0 : 0 ≤ star v ⬝ᵥ (P *ᵥ v) := hP.dotProduct_mulVec_nonneg v
   rw [hs] at h0
-  rw [h, Matrix.add_mulVec]
-  first
-  | rw [dotProduct_add]
-  | rw [Matrix.dotProduct_add]
+  -- `Matrix.add_mulVec` (Mathlib/Data/Matrix/Mul.lean); `dotProduct_add` is in the root
+  -- namespace (same file)
+  rw [h, Matrix.add_mulVec, dotProduct_add]
   linarith
 
 variable {A B : Matrix ι ι ℝ} (hA : A.IsHermitian) (hB : B.IsHermitian)
@@ -240,7 +233,7 @@ theorem card_filter_map_univ {κ : Type*} [Fintype κ] (μ : κ → ℝ) (p : �
 theorem card_filter_add_card_filter_of_compl (s : Multiset ℝ) (p q : ℝ → Prop)
     [DecidablePred p] [DecidablePred q] (h : ∀ x, q x ↔ ¬ p x) :
     Multiset.card (s.filter p) + Multiset.card (s.filter q) = Multiset.card s := by
-  induction s using Multiset.induction_on with
+  induction s using Multiset.induction with
   | empty => simp
   | cons a s ih =>
     by_cases ha : p a
@@ -277,10 +270,13 @@ theorem card_filter_lt_neg_eq_of_eigs_neg {H : Matrix ι ι ℝ} (hH : H.IsHermi
         rw [hm]
         exact card_filter_map_univ _ _
     _ = (Finset.univ.filter fun i => t < hH.eigenvalues i).card :=
-        congrArg Finset.card (Finset.filter_congr fun i _ => neg_lt_neg_iff)
+        -- `neg_lt_neg_iff : -a < -b ↔ b < a`, instantiated explicitly so that the predicates
+        -- of `Finset.filter_congr` are read off a closed type
+        congrArg Finset.card (Finset.filter_congr fun i _ =>
+          (neg_lt_neg_iff : -hH.eigenvalues i < -t ↔ t < hH.eigenvalues i))
     _ = Multiset.card ((eigs H).filter (t < ·)) := (card_filter_eigs hH (t < ·)).symm
 
-/-- **Weyl-type counting** (THEORY §4, proof of Theorem 4 (3)): if `S = H + P` with `H`
+/-- **Weyl-type counting** (proof of Theorem 4 (3)): if `S = H + P` with `H`
 symmetric with spectrum symmetric about `0` and `P ⪰ 0`, then for every `t`,
 `#{λ(S) < -t} ≤ #{λ(H) < -t} = #{λ(H) > t} ≤ #{λ(S) > t}`. -/
 theorem card_filter_eigs_lt_neg_le {S H P : Matrix ι ι ℝ} (hS : S.IsHermitian)
@@ -298,7 +294,7 @@ theorem card_filter_eigs_lt_neg_le {S H P : Matrix ι ι ℝ} (hS : S.IsHermitia
       Multiset.card ((eigs S).filter (· ≤ t)) := card_subtype_eigenvalues hS (· ≤ t)
   have f1 : Multiset.card ((eigs S).filter (t < ·)) +
       Multiset.card ((eigs S).filter (· ≤ t)) = Fintype.card ι := by
-    rw [card_filter_add_card_filter_of_compl (eigs S) (t < ·) (· ≤ t) (fun _ => not_lt.symm),
+    rw [card_filter_add_card_filter_of_compl (eigs S) (t < ·) (· ≤ t) (fun _ => Iff.symm not_lt),
       card_eigs_of_isHermitian hS]
   -- `#{λ(S) < -t} + #{λ(H) ≥ -t} ≤ N`
   have c2 : Fintype.card {i // hS.eigenvalues i < -t} +
@@ -310,7 +306,7 @@ theorem card_filter_eigs_lt_neg_le {S H P : Matrix ι ι ℝ} (hS : S.IsHermitia
       Multiset.card ((eigs H).filter (-t ≤ ·)) := card_subtype_eigenvalues hH (-t ≤ ·)
   have f2 : Multiset.card ((eigs H).filter (· < -t)) +
       Multiset.card ((eigs H).filter (-t ≤ ·)) = Fintype.card ι := by
-    rw [card_filter_add_card_filter_of_compl (eigs H) (· < -t) (-t ≤ ·) (fun _ => not_lt.symm),
+    rw [card_filter_add_card_filter_of_compl (eigs H) (· < -t) (-t ≤ ·) (fun _ => Iff.symm not_lt),
       card_eigs_of_isHermitian hH]
   -- `#{λ(H) < -t} = #{λ(H) > t}`
   have f3 : Multiset.card ((eigs H).filter (· < -t)) =

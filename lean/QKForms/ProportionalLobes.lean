@@ -44,6 +44,8 @@ Following THEORY §2: `X, X' : ℕ → Ω → ℝ` measurable (indices from `0`)
 Only pairwise independence within each of the two families is used.
 -/
 
+noncomputable section
+
 open Filter Topology MeasureTheory ProbabilityTheory
 
 namespace QKForms
@@ -76,6 +78,11 @@ theorem monotone_stepInd (t : ℝ) : Monotone (stepInd t) := by
   · simp only [stepInd_of_lt ha, stepInd_of_lt (lt_of_lt_of_le ha hab), le_refl]
   · rw [stepInd_of_le (not_lt.1 ha)]
     exact stepInd_nonneg t b
+
+theorem stepInd_le_one (t y : ℝ) : stepInd t y ≤ 1 := by
+  by_cases h : t < y
+  · exact (stepInd_of_lt h).le
+  · exact (stepInd_of_le (not_lt.1 h)).le.trans zero_le_one
 
 theorem measurable_stepInd (t : ℝ) : Measurable (stepInd t) := by
   show Measurable fun y : ℝ => if t < y then (1 : ℝ) else 0
@@ -151,9 +158,22 @@ theorem monotone_stepSum {h : ℝ} (hh : 0 ≤ h) (K : ℕ) : Monotone (stepSum 
   unfold stepSum
   exact Finset.sum_le_sum fun k _ => mul_le_mul_of_nonneg_left (monotone_stepInd _ hab) hh
 
-theorem measurable_stepSum (h : ℝ) (K : ℕ) : Measurable (stepSum h K) := by
-  show Measurable fun y => ∑ k ∈ Finset.range K, h * stepInd (((k : ℝ) + 1) * h) y
-  exact Finset.measurable_sum _ fun k _ => (measurable_stepInd _).const_mul h
+/-- By induction on the number of steps (`Measurable.add`, `Measurable.const_mul`); this avoids
+the finite-sum measurability lemma, whose name changed in 2025 (`Finset.measurable_fun_sum`). -/
+theorem measurable_stepSum (h : ℝ) : ∀ K : ℕ, Measurable (stepSum h K)
+  | 0 => by
+      have e : stepSum h 0 = fun _ => (0 : ℝ) := by
+        funext y
+        simp only [stepSum, Finset.range_zero, Finset.sum_empty]
+      rw [e]
+      exact measurable_const
+  | K + 1 => by
+      have e : stepSum h (K + 1)
+          = fun y => stepSum h K y + h * stepInd (((K : ℝ) + 1) * h) y := by
+        funext y
+        exact stepSum_succ h K y
+      rw [e]
+      exact (measurable_stepSum h K).add ((measurable_stepInd _).const_mul h)
 
 /-- The step width `1/(m+1)` of the `m`-th approximation. -/
 noncomputable def stepWidth (m : ℕ) : ℝ := 1 / ((m : ℝ) + 1)
@@ -211,10 +231,14 @@ theorem stepApprox_eq_sum (m : ℕ) (y : ℝ) :
 theorem tendsto_sq_sub_stepApprox {y : ℝ} (hy : 0 ≤ y) :
     Tendsto (fun m : ℕ => (y - stepApprox m y) ^ 2) atTop (𝓝 0) := by
   have hlim : Tendsto (fun m : ℕ => stepWidth m * stepWidth m) atTop (𝓝 0) := by
-    have h := tendsto_one_div_add_atTop_nhds_zero_nat.mul tendsto_one_div_add_atTop_nhds_zero_nat
+    -- `tendsto_one_div_add_atTop_nhds_zero_nat` is generic in the field `𝕜` (2025): fix `ℝ`
+    have t : Tendsto (fun m : ℕ => 1 / ((m : ℝ) + 1)) atTop (𝓝 0) :=
+      tendsto_one_div_add_atTop_nhds_zero_nat
+    have h := t.mul t
     rw [mul_zero] at h
     exact h
-  refine squeeze_zero' (Eventually.of_forall fun m => sq_nonneg _) ?_ hlim
+  refine tendsto_of_tendsto_of_tendsto_of_le_of_le' tendsto_const_nhds hlim ?_ ?_
+  · exact Eventually.of_forall fun m => sq_nonneg _
   filter_upwards [eventually_ge_atTop ⌈y⌉₊] with m hm
   have hm' : y ≤ (m : ℝ) + 1 := by
     have h1 := Nat.le_ceil y
@@ -224,8 +248,19 @@ theorem tendsto_sq_sub_stepApprox {y : ℝ} (hy : 0 ≤ y) :
     have := stepApprox_le m hy
     linarith
   have h4 := sub_stepApprox_le m hy hm'
-  have h5 := mul_le_mul h4 h4 h3 (stepWidth_pos m).le
-  nlinarith [h5]
+  -- `w² - d² = 2 d (w - d) + (w - d)²` with `d = y - φ_m(y) ≥ 0`, `w - d ≥ 0`
+  have h5 := mul_nonneg h3 (sub_nonneg.2 h4)
+  have h6 := mul_nonneg (sub_nonneg.2 h4) (sub_nonneg.2 h4)
+  nlinarith [h5, h6]
+
+/-- The domination used twice below: `‖(y - φ_m(y))²‖ ≤ y²` for `y ≥ 0`. -/
+theorem norm_sq_sub_stepApprox_le (m : ℕ) {y : ℝ} (hy : 0 ≤ y) :
+    ‖(y - stepApprox m y) ^ 2‖ ≤ y ^ 2 := by
+  have h1 := stepApprox_le m hy
+  have h2 := stepApprox_nonneg m y
+  rw [Real.norm_eq_abs, abs_of_nonneg (sq_nonneg _)]
+  -- `y² - (y - φ)² = φ y + φ (y - φ)` with `0 ≤ φ ≤ y`
+  nlinarith [mul_nonneg h2 hy, mul_nonneg h2 (sub_nonneg.2 h1)]
 
 /-- Dominated convergence: `∫ (y - φ_m(y))² dγ → 0` when `y > 0` γ-a.e. and `y²` is
 γ-integrable. -/
@@ -237,15 +272,16 @@ theorem tendsto_integral_sq_sub_stepApprox {γ : Measure ℝ} (hpos : ∀ᵐ y �
   have hb : ∀ m : ℕ, ∀ᵐ y ∂γ, ‖(y - stepApprox m y) ^ 2‖ ≤ y ^ 2 := by
     intro m
     filter_upwards [hpos] with y hy
-    have h1 := stepApprox_le m hy.le
-    have h2 := stepApprox_nonneg m y
-    rw [Real.norm_eq_abs, abs_of_nonneg (sq_nonneg _)]
-    nlinarith
+    exact norm_sq_sub_stepApprox_le m hy.le
   have hlim : ∀ᵐ y ∂γ, Tendsto (fun m : ℕ => (y - stepApprox m y) ^ 2) atTop (𝓝 0) :=
     hpos.mono fun y hy => tendsto_sq_sub_stepApprox hy.le
-  have h := tendsto_integral_of_dominated_convergence (fun y : ℝ => y ^ 2)
-    (F := fun m y => (y - stepApprox m y) ^ 2) (f := fun _ => (0 : ℝ)) hmeas hint hb hlim
-  simpa using h
+  -- `MeasureTheory.tendsto_integral_of_dominated_convergence`; `F` and `f` are read off the
+  -- stated type
+  have h : Tendsto (fun m : ℕ => ∫ y, (y - stepApprox m y) ^ 2 ∂γ) atTop
+      (𝓝 (∫ _y, (0 : ℝ) ∂γ)) :=
+    tendsto_integral_of_dominated_convergence (fun y : ℝ => y ^ 2) hmeas hint hb hlim
+  rw [integral_zero] at h
+  exact h
 
 /-! ### Sorted indicator vectors -/
 
@@ -276,7 +312,8 @@ theorem sortDesc_map_stepInd (t : ℝ) (s : Multiset ℝ) :
   have hperm : (sortDesc (s.map (stepInd t))).Perm
       (List.replicate (Multiset.card (s.filter (fun y => t < y))) 1
         ++ List.replicate (Multiset.card (s.filter (fun y => ¬ t < y))) 0) := by
-    rw [← Multiset.coe_eq_coe, coe_sortDesc, Multiset.coe_add, Multiset.coe_replicate,
+    -- `Multiset.coe_add : (↑l₁ + ↑l₂ : Multiset α) = ↑(l₁ ++ l₂)`, used right to left
+    rw [← Multiset.coe_eq_coe, coe_sortDesc, ← Multiset.coe_add, Multiset.coe_replicate,
       Multiset.coe_replicate]
     exact map_stepInd_eq t s
   have hsorted : (List.replicate (Multiset.card (s.filter (fun y => t < y))) (1 : ℝ)
@@ -313,7 +350,8 @@ theorem card_filter_le (t : ℝ) (s : Multiset ℝ) :
     Multiset.card (s.filter (fun y => t < y)) ≤ Multiset.card s := by
   have h := congrArg Multiset.card (Multiset.filter_add_not (p := fun y => t < y) s)
   rw [Multiset.card_add] at h
-  omega
+  rw [← h]
+  exact Nat.le_add_right _ _
 
 /-- The count of sample values above `t`, as a sum of indicators. -/
 theorem card_filter_scaledSample (t : ℝ) (x : ℕ → ℝ) (n : ℕ) :
@@ -337,21 +375,23 @@ theorem stepInd_sampleLobe {t : ℝ} (ht : 0 ≤ t) (x : ℕ → ℝ) (n : ℕ) 
 theorem sum_range_ite_lt (M : ℕ) :
     ∀ n : ℕ, ∑ j ∈ Finset.range n, (if j < M then (1 : ℝ) else 0) = ((min n M : ℕ) : ℝ)
   | 0 => by
-      first
-      | rw [Finset.sum_range_zero, Nat.zero_min, Nat.cast_zero]
-      | simp
+      rw [Finset.sum_range_zero, min_eq_left (Nat.zero_le M), Nat.cast_zero]
   | n + 1 => by
       rw [Finset.sum_range_succ, sum_range_ite_lt M n]
       by_cases h : n < M
-      · have e : min (n + 1) M = min n M + 1 := by omega
+      · have h1 : n + 1 ≤ M := h
+        have e : min (n + 1) M = min n M + 1 := by
+          rw [min_eq_left h1, min_eq_left (Nat.le_of_lt h)]
         rw [if_pos h, e, Nat.cast_succ]
-      · have e : min (n + 1) M = min n M := by omega
+      · have h2 : M ≤ n := not_lt.1 h
+        have e : min (n + 1) M = min n M := by
+          rw [min_eq_right (le_trans h2 (Nat.le_succ n) : M ≤ n + 1), min_eq_right h2]
         rw [if_neg h, e, add_zero]
 
 theorem sum_fin_ite_lt {n M : ℕ} (hM : M ≤ n) :
     ∑ j : Fin n, (if (j : ℕ) < M then (1 : ℝ) else 0) = M := by
   rw [Fin.sum_univ_eq_sum_range (fun j => if j < M then (1 : ℝ) else 0) n, sum_range_ite_lt M n,
-    Nat.min_eq_right hM]
+    min_eq_right hM]
 
 /-- Two sorted `0/1` vectors with `N` and `N'` ones are at squared distance `|N - N'|`. -/
 theorem sum_sq_ite_sub_ite {n N N' : ℕ} (hN : N ≤ n) (hN' : N' ≤ n) :
@@ -362,7 +402,19 @@ theorem sum_sq_ite_sub_ite {n N N' : ℕ} (hN : N ≤ n) (hN' : N' ≤ n) :
         = (if (j : ℕ) < N then (1 : ℝ) else 0) + (if (j : ℕ) < N' then 1 else 0)
           - 2 * (if (j : ℕ) < min N N' then 1 else 0) := by
     intro j
-    split_ifs <;> first | norm_num | (exfalso; omega)
+    -- the four cases of `(j < N, j < N')`; `j < min N N' ↔ j < N ∧ j < N'`
+    by_cases h1 : (j : ℕ) < N <;> by_cases h2 : (j : ℕ) < N'
+    · rw [if_pos h1, if_pos h2, if_pos (lt_min h1 h2)]
+      norm_num
+    · have h3 : ¬ (j : ℕ) < min N N' := fun h => h2 (lt_of_lt_of_le h (min_le_right N N'))
+      rw [if_pos h1, if_neg h2, if_neg h3]
+      norm_num
+    · have h3 : ¬ (j : ℕ) < min N N' := fun h => h1 (lt_of_lt_of_le h (min_le_left N N'))
+      rw [if_neg h1, if_pos h2, if_neg h3]
+      norm_num
+    · have h3 : ¬ (j : ℕ) < min N N' := fun h => h1 (lt_of_lt_of_le h (min_le_left N N'))
+      rw [if_neg h1, if_neg h2, if_neg h3]
+      norm_num
   simp only [hpt]
   rw [Finset.sum_sub_distrib, Finset.sum_add_distrib, ← Finset.mul_sum, sum_fin_ite_lt hN,
     sum_fin_ite_lt hN', sum_fin_ite_lt (le_trans (min_le_left N N') hN)]
@@ -573,8 +625,8 @@ theorem tendsto_sq_div_of_averages {x x' : ℕ → ℝ} (e : ℕ → ℝ) (he : 
       have h := he.sqrt.add he.sqrt
       rw [Real.sqrt_zero, add_zero] at h
       exact h
-    obtain ⟨m, hm⟩ := (hse.eventually (gt_mem_nhds ha)).exists
-    filter_upwards [(hBlim m).eventually (gt_mem_nhds hm)] with n hn
+    obtain ⟨m, hm⟩ := ((tendsto_order.1 hse).2 a ha).exists
+    filter_upwards [(tendsto_order.1 (hBlim m)).2 a hm] with n hn
     exact lt_of_le_of_lt (hbound m n) hn
   have hsq := hr.pow 2
   rw [zero_pow two_ne_zero] at hsq
@@ -596,11 +648,13 @@ theorem ae_tendsto_average {Ω : Type*} [MeasurableSpace Ω] {P : Measure Ω} {X
   have hint : Integrable (g ∘ X 0) P :=
     (integrable_map_measure hg.aestronglyMeasurable (hXm 0).aemeasurable).1
       (by rw [hlaw 0]; exact hgi)
-  have hind' : Pairwise ((IndepFun · · P) on fun i => g ∘ X i) :=
+  have hind' : Pairwise fun i j => IndepFun (g ∘ X i) (g ∘ X j) P :=
     fun i j hij => (hindep hij).comp hg hg
+  -- the structure `IdentDistrib` has fields `aemeasurable_fst`, `aemeasurable_snd`, `map_eq`;
+  -- the type ascription fixes both measures to `P` before the `map_eq` goal is elaborated
   have hident : ∀ i, IdentDistrib (g ∘ X i) (g ∘ X 0) P P := fun i =>
-    (IdentDistrib.mk (hXm i).aemeasurable (hXm 0).aemeasurable
-      (by rw [hlaw i, hlaw 0])).comp hg
+    (⟨(hXm i).aemeasurable, (hXm 0).aemeasurable, by rw [hlaw i, hlaw 0]⟩ :
+      IdentDistrib (X i) (X 0) P P).comp hg
   have h := strong_law_ae_real (fun i => g ∘ X i) hint hind' hident
   have hmean : ∫ ω, (g ∘ X 0) ω ∂P = ∫ y, g y ∂γ := by
     rw [← hlaw 0, integral_map (hXm 0).aemeasurable hg.aestronglyMeasurable]
@@ -649,20 +703,17 @@ theorem proportionalLobes {Ω : Type*} [MeasurableSpace Ω] {P : Measure Ω}
     intro m
     refine Integrable.mono' hint (hS_meas m).aestronglyMeasurable ?_
     filter_upwards [hposγ] with y hy
-    have h1 := stepApprox_le m hy.le
-    have h2 := stepApprox_nonneg m y
-    rw [Real.norm_eq_abs, abs_of_nonneg (sq_nonneg _)]
-    nlinarith
+    exact norm_sq_sub_stepApprox_le m hy.le
   have hψ_int : ∀ m k, Integrable (stepInd (threshold m k)) γ := by
     intro m k
     haveI : IsProbabilityMeasure γ := by
       rw [← hlaw 0]
-      exact isProbabilityMeasure_map (hXm 0).aemeasurable
+      -- `MeasureTheory.Measure.isProbabilityMeasure_map` (namespace `Measure` since 2025)
+      exact Measure.isProbabilityMeasure_map (hXm 0).aemeasurable
     refine Integrable.mono' (integrable_const (1 : ℝ)) (measurable_stepInd _).aestronglyMeasurable
       (Eventually.of_forall fun y => ?_)
     rw [Real.norm_eq_abs, abs_of_nonneg (stepInd_nonneg _ _)]
-    unfold stepInd
-    split_ifs <;> norm_num
+    exact stepInd_le_one _ _
   -- the almost-sure events
   have hA := ae_tendsto_average hXm hpair hlaw hsq_meas hint
   have hS := fun m => ae_tendsto_average hXm hpair hlaw (hS_meas m) (hS_int m)
@@ -681,39 +732,37 @@ theorem proportionalLobes {Ω : Type*} [MeasurableSpace Ω] {P : Measure Ω}
   exact tendsto_sq_div_of_averages (fun m => ∫ y, (y - stepApprox m y) ^ 2 ∂γ) he hωS hωS'
     (fun m k => ∫ y, stepInd (threshold m k) y ∂γ) hωN hωN'
 
-/-- **Theorem 5 of the paper (accumulation on Θ).** Let `X, X' : ℕ → Ω → ℝ` be measurable and
-positive, the family `(X_i)_i ⊔ (X'_i)_i` independent, each with law `γ`, with
-`y ↦ y²` γ-integrable and `0 < ∫ y² dγ`; let `u, v > 0`, `ρ = u / v`, `N n ≥ 2n`, and let
-`S ω n` be symmetric `N n × N n` matrices with eigenvalue multisets
-`{v X_i(ω)}_{i<n} + {-u X'_i(ω)}_{i<n} + (N n - 2n)·{0}`. Then almost surely
+open scoped Matrix in
+/-- **Theorem 5 of the paper (accumulation on Θ).** Let `X, X' : ℕ → Ω → ℝ` be measurable, the
+family `(X_i)_i ⊔ (X'_i)_i` independent, each with law `γ`, where `γ((-∞, 0]) = 0` (`X > 0`
+almost surely), `y ↦ y²` is γ-integrable and `0 < ∫ y² dγ` (finite nonzero second moment); let
+`u, v > 0`, `ρ = u / v`, `N n ≥ 2n`, and let `S ω n` be symmetric `N n × N n` matrices with
+eigenvalue multisets `{v X_i(ω)}_{i<n} + {-u X'_i(ω)}_{i<n} + (N n - 2n)·{0}`. Then almost surely
 `profile (S ω n) → (0, 2ρ, (1-ρ)₊², (ρ-1)₊²) / (1 + ρ²)`; the limit lies in `p(Θ)`
 (`QKForms.accumulationLimit_mem_mergeAB_image_Theta`) and traces the edges of `Δ`
 (`QKForms.bijOn_edgeB_Ioc`, `QKForms.bijOn_edgeB_Ici`).
 
-*Encoding.* As in `QKForms.proportionalLobes`; positivity of the `X_i` is assumed pointwise
-(it gives `γ((-∞, 0]) = 0`). [qkforms:thm5] -/
+*Encoding.* The hypotheses on `X, X'` are exactly those of Lemma 6 (`QKForms.proportionalLobes`;
+indices start at `0`); the almost-sure positivity of every `X_i, X'_i` follows from
+`γ((-∞, 0]) = 0` (`QKForms.ae_forall_pos_of_map_eq`). The eigenvalue hypothesis is the equality
+of multisets `eigs (S ω n) = accumulationSpectrum …` (roots of the characteristic polynomial, with
+multiplicity). [qkforms:thm5] -/
 theorem accumulation_ae {Ω : Type*} [MeasurableSpace Ω] {P : Measure Ω}
     [IsProbabilityMeasure P] {X X' : ℕ → Ω → ℝ} {γ : Measure ℝ}
     (hXm : ∀ i, Measurable (X i)) (hX'm : ∀ i, Measurable (X' i))
     (hindep : iIndepFun (Sum.elim X X') P)
     (hlaw : ∀ i, P.map (X i) = γ) (hlaw' : ∀ i, P.map (X' i) = γ)
-    (hX : ∀ i ω, 0 < X i ω) (hX' : ∀ i ω, 0 < X' i ω)
-    (hint : Integrable (fun y : ℝ => y ^ 2) γ) (hm : 0 < ∫ y, y ^ 2 ∂γ)
-    {u v : ℝ} (hu : 0 < u) (hv : 0 < v) {N : ℕ → ℕ} (hN : ∀ n, 2 * n ≤ N n)
+    (hγ : γ (Set.Iic 0) = 0) (hint : Integrable (fun y : ℝ => y ^ 2) γ)
+    (hm : 0 < ∫ y, y ^ 2 ∂γ) {u v : ℝ} (hu : 0 < u) (hv : 0 < v)
+    {N : ℕ → ℕ} (hN : ∀ n, 2 * n ≤ N n)
     (S : Ω → ∀ n, Matrix (Fin (N n)) (Fin (N n)) ℝ) (hS : ∀ ω n, (S ω n)ᵀ = S ω n)
     (heigs : ∀ ω n,
       eigs (S ω n) = accumulationSpectrum u v (fun i => X i ω) (fun i => X' i ω) n (N n)) :
-    ∀ᵐ ω ∂P, Tendsto (fun n => profile (S ω n)) atTop (𝓝 (accumulationLimit (u / v))) := by
-  have hγ : γ (Set.Iic 0) = 0 := by
-    have e : X 0 ⁻¹' Set.Iic 0 = ∅ := by
-      ext ω
-      constructor
-      · intro hω
-        exact absurd (show X 0 ω ≤ 0 from hω) (not_le.2 (hX 0 ω))
-      · intro hω
-        exact (show False from hω).elim
-    rw [← hlaw 0, Measure.map_apply (hXm 0) measurableSet_Iic, e, measure_empty]
-  exact accumulation_ae_of_proportionalLobes hu hv hX hX' hN S hS heigs
+    ∀ᵐ ω ∂P, Tendsto (fun n => profile (S ω n)) atTop (𝓝 (accumulationLimit (u / v))) :=
+  accumulation_ae_of_proportionalLobes hu hv (ae_forall_pos_of_map_eq hXm hlaw hγ)
+    (ae_forall_pos_of_map_eq hX'm hlaw' hγ) hN S hS heigs
     (proportionalLobes hXm hX'm hindep hlaw hlaw' hγ hint hm hu hv)
 
 end QKForms
+
+end

@@ -7,7 +7,8 @@ import QKForms.Basic
 # Rank balance (Lemma 3)
 
 If `L ∈ M_N(ℝ)` has rank at most `r`, its symmetric part has at most `r` positive and at
-most `r` negative eigenvalues, counted with multiplicity (THEORY §3, Lemma 3).
+most `r` negative eigenvalues, counted with multiplicity (docs/theory.md,
+"Signature", Lemma 3).
 
 ## Proof
 
@@ -30,6 +31,8 @@ characteristic polynomial with multiplicity); the rank is `Matrix.rank`.
 -/
 
 namespace QKForms
+
+noncomputable section
 
 open scoped Matrix
 
@@ -77,10 +80,8 @@ theorem sum_eigenvectorUnitary_mul (hA : A.IsHermitian) (i j : ι) :
     ∑ a, (hA.eigenvectorUnitary : Matrix ι ι ℝ) a i * (hA.eigenvectorUnitary : Matrix ι ι ℝ) a j =
       if i = j then 1 else 0 := by
   have hU : star (hA.eigenvectorUnitary : Matrix ι ι ℝ) * (hA.eigenvectorUnitary : Matrix ι ι ℝ)
-      = 1 := by
-    first
-    | exact Matrix.mem_unitaryGroup_iff'.1 hA.eigenvectorUnitary.2
-    | exact hA.eigenvectorUnitary.2.1
+      = 1 :=
+    Matrix.mem_unitaryGroup_iff'.1 hA.eigenvectorUnitary.2
   have h := congrFun (congrFun hU i) j
   simpa only [Matrix.mul_apply, Matrix.star_apply, star_trivial, Matrix.one_apply] using h
 
@@ -151,8 +152,10 @@ theorem injective_mulVecLin_mul_eigenCols (s : ℝ) (hp : ∀ j, p j → 0 < s *
       refine Finset.sum_congr rfl fun j _ => ?_
       ring
     rw [h, hq, mul_zero]
-  have hterm := (Finset.sum_eq_zero_iff_of_nonneg fun j _ =>
-    mul_nonneg (hp j.1 j.2).le (sq_nonneg (x j))).1 hq'
+  have hnonneg : ∀ j ∈ (Finset.univ : Finset {j // p j}),
+      0 ≤ s * hS.eigenvalues j.1 * x j ^ 2 :=
+    fun j _ => mul_nonneg (hp j.1 j.2).le (sq_nonneg (x j))
+  have hterm := (Finset.sum_eq_zero_iff_of_nonneg hnonneg).1 hq'
   funext j
   rcases mul_eq_zero.1 (hterm j (Finset.mem_univ j)) with h | h
   · exact absurd h (hp j.1 j.2).ne'
@@ -177,7 +180,9 @@ theorem nPos_symPart_le_rank (L : Matrix ι ι ℝ) : nPos (symPart L) ≤ L.ran
   calc nPos (symPart L)
       = (Finset.univ.filter fun j => 0 < hS.eigenvalues j).card := nPos_eq_card_filter hS
     _ = Fintype.card {j // 0 < hS.eigenvalues j} := (Fintype.card_subtype _).symm
-    _ ≤ L.rank := card_le_rank_of_sign L hS _ 1 fun j hj => by rw [one_mul]; exact hj
+    _ ≤ L.rank := card_le_rank_of_sign L hS (fun j => 0 < hS.eigenvalues j) 1 fun j hj => by
+        rw [one_mul]
+        exact hj
 
 /-- **Lemma 3 of the paper** (negative half): `n₋(S) ≤ rank L`. [qkforms:lemma3] -/
 theorem nNeg_symPart_le_rank (L : Matrix ι ι ℝ) : nNeg (symPart L) ≤ L.rank := by
@@ -185,7 +190,9 @@ theorem nNeg_symPart_le_rank (L : Matrix ι ι ℝ) : nNeg (symPart L) ≤ L.ran
   calc nNeg (symPart L)
       = (Finset.univ.filter fun j => hS.eigenvalues j < 0).card := nNeg_eq_card_filter hS
     _ = Fintype.card {j // hS.eigenvalues j < 0} := (Fintype.card_subtype _).symm
-    _ ≤ L.rank := card_le_rank_of_sign L hS _ (-1) fun j hj => by linarith
+    _ ≤ L.rank := card_le_rank_of_sign L hS (fun j => hS.eigenvalues j < 0) (-1) fun j hj => by
+        have hj' : hS.eigenvalues j < 0 := hj
+        linarith
 
 /-- **Lemma 3 of the paper** (rank balance): if `rank L ≤ r` then the symmetric part of `L` has
 at most `r` positive and at most `r` negative eigenvalues (with multiplicity).
@@ -193,5 +200,7 @@ at most `r` positive and at most `r` negative eigenvalues (with multiplicity).
 theorem nPos_symPart_le_and_nNeg_symPart_le_of_rank_le {L : Matrix ι ι ℝ} {r : ℕ}
     (h : L.rank ≤ r) : nPos (symPart L) ≤ r ∧ nNeg (symPart L) ≤ r :=
   ⟨(nPos_symPart_le_rank L).trans h, (nNeg_symPart_le_rank L).trans h⟩
+
+end
 
 end QKForms

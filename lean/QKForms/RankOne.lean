@@ -32,6 +32,8 @@ positive and at most one negative eigenvalue. The two remaining lobe entries are
 `α₀ - β₀ = tr S = t` and `α₀² + β₀² = ‖S‖² = (F + t²)/2` (Lemma 5).
 -/
 
+noncomputable section
+
 namespace QKForms
 
 open Matrix
@@ -102,9 +104,9 @@ theorem mul_nonpos_of_diagonal_eq_symPart_conj {V : Matrix ι ι ℝ} {u v d : �
   have hpp := congrFun (congrFun h p) p
   have hqq := congrFun (congrFun h q) q
   have hpq' := congrFun (congrFun h p) q
-  rw [diagonal_apply_eq, symPart_apply, conj_vecMulVec_apply] at hpp
-  rw [diagonal_apply_eq, symPart_apply, conj_vecMulVec_apply] at hqq
-  rw [diagonal_apply_ne _ hpq, symPart_apply, conj_vecMulVec_apply,
+  rw [Matrix.diagonal_apply_eq, symPart_apply, conj_vecMulVec_apply] at hpp
+  rw [Matrix.diagonal_apply_eq, symPart_apply, conj_vecMulVec_apply] at hqq
+  rw [Matrix.diagonal_apply_ne _ hpq, symPart_apply, conj_vecMulVec_apply,
     conj_vecMulVec_apply] at hpq'
   exact mul_nonpos_of_rankOne_entries hpp hqq hpq'
 
@@ -194,8 +196,6 @@ theorem profile_coords_of_eq_vecMulVec {L : Matrix ι ι ℝ} {u v : ι → ℝ}
       profileB L = (frobSq L - L.trace ^ 2) / (2 * frobSq L) ∧
       profileC L = max L.trace 0 ^ 2 / frobSq L ∧
       profileD L = max (-L.trace) 0 ^ 2 / frobSq L := by
-  have hF : frobSq L ≠ 0 := frobSq_ne_zero hL
-  have h2F : 2 * frobSq L ≠ 0 := mul_ne_zero two_ne_zero hF
   obtain ⟨k0, hk0⟩ : ∃ k0 : Fin (Fintype.card ι), k0.val = 0 :=
     ⟨⟨0, card_pos_of_ne_zero hL⟩, rfl⟩
   have hlt : ∀ j, j ≠ k0 → k0 < j := by
@@ -252,10 +252,9 @@ theorem profile_coords_of_eq_vecMulVec {L : Matrix ι ι ℝ} {u v : ι → ℝ}
     rw [frobSq_skewPart_eq, htr2]
   refine ⟨?_, ?_, ?_, ?_⟩
   · unfold profileA
-    rw [hTsq]
-    first
-    | (rw [div_eq_div_iff hF h2F]; ring)
-    | (field_simp; ring)
+    have e : 1 / 2 * frobSq L - 1 / 2 * L.trace ^ 2 = (frobSq L - L.trace ^ 2) / 2 := by ring
+    -- `div_div : a / b / c = a / (b * c)`
+    rw [hTsq, e, div_div]
   · unfold profileB
     rw [hX]
     have e : 2 * (posLobe L k0 * negLobe L k0) = (frobSq L - L.trace ^ 2) / 2 := by
@@ -324,10 +323,9 @@ theorem sum_twoPoint_mul {i0 i1 : ι} (hne : i0 ≠ i1) (x y x' y' : ℝ) :
       · rw [if_neg h0, if_neg h0, if_neg h0, if_neg h1, if_neg h1, if_neg h1]
         norm_num
   rw [Finset.sum_congr rfl (fun j _ => h j), Finset.sum_add_distrib]
-  first
-  | rw [Finset.sum_ite_eq', Finset.sum_ite_eq', if_pos (Finset.mem_univ _),
-      if_pos (Finset.mem_univ _)]
-  | simp only [Finset.sum_ite_eq', Finset.mem_univ, if_true]
+  -- `Finset.sum_ite_eq' : ∑ x ∈ s, ite (x = a) (b x) 0 = ite (a ∈ s) (b a) 0`
+  rw [Finset.sum_ite_eq', Finset.sum_ite_eq', if_pos (Finset.mem_univ _),
+    if_pos (Finset.mem_univ _)]
 
 theorem sum_twoPoint_sq {i0 i1 : ι} (hne : i0 ≠ i1) (x y : ℝ) :
     ∑ j, twoPoint i0 i1 x y j ^ 2 = x ^ 2 + y ^ 2 := by
@@ -363,10 +361,9 @@ theorem image_profile_rankOne_eq_Theta (hN : 2 ≤ Fintype.card ι) :
     simp only [Theta, Set.mem_setOf_eq] at hp
     obtain ⟨ha0, hb0, hc0, hd0, hsum, hab, hcd⟩ := hp
     -- two distinct coordinates
-    obtain ⟨i0, i1, hne⟩ : ∃ i0 i1 : ι, i0 ≠ i1 := by
-      first
-      | exact Fintype.exists_pair_of_one_lt_card (by omega)
-      | exact (Fintype.one_lt_card_iff_nontrivial.1 (by omega)).exists_pair_ne
+    -- `Fintype.exists_pair_of_one_lt_card (h : 1 < card α) : ∃ a b : α, a ≠ b`
+    obtain ⟨i0, i1, hne⟩ : ∃ i0 i1 : ι, i0 ≠ i1 :=
+      Fintype.exists_pair_of_one_lt_card (by omega)
     -- the parameter `t = √c - √d`
     have hcd' : Real.sqrt c * Real.sqrt d = 0 := by
       rw [← Real.sqrt_mul hc0, hcd, Real.sqrt_zero]
@@ -421,3 +418,5 @@ theorem image_profile_rankOne_eq_Theta (hN : 2 ≤ Fintype.card ι) :
 end Theta
 
 end QKForms
+
+end

@@ -24,9 +24,9 @@ and accepts only the axioms `propext`, `Classical.choice` and `Quot.sound`.
 #print axioms QKForms.nPos_symPart_le_and_nNeg_symPart_le_of_rank_le
 
 -- lemma2: Lemma 2, pairing bound and equality case
-#print axioms QKForms.pairingScore_eq_one_sub_sqrt
-#print axioms QKForms.pairingScore_le_pairingBound
-#print axioms QKForms.pairingScore_eq_pairingBound_iff
+#print axioms QKForms.pairingScoreSym_eq_one_sub_sqrt
+#print axioms QKForms.pairingScoreSym_le_pairingBound
+#print axioms QKForms.pairingScoreSym_eq_pairingBound_iff
 #print axioms QKForms.lemma2_pairing_bound
 
 -- lemma10: Lemma 10, S = 1/2 M^T J M; spectrum from the 2n x 2n Gram route (identity in Lean)

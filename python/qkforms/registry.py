@@ -65,8 +65,9 @@ class Result:
         The Lean file holding them, relative to the repository root.
     check : str
         The exact Python check as ``"module:function"``.
-    property_tests : tuple of str
-        Pytest node ids (``"tests/test_x.py::test_y"``) of its property tests.
+    properties : tuple of str
+        Names of its hypothesis properties in :mod:`qkforms.properties` (each starting
+        with the id, ``.`` replaced by ``_``).
     docs : str
         Docs page (default ``docs/results/<id>.md``, generated from the entry of the id
         in ``docs/results.toml`` by the docs build).
@@ -78,7 +79,7 @@ class Result:
     lean: tuple[str, ...] = ()
     lean_file: str | None = None
     check: str = ""
-    property_tests: tuple[str, ...] = ()
+    properties: tuple[str, ...] = ()
     docs: str = ""
 
     def __post_init__(self) -> None:
@@ -111,10 +112,6 @@ def _check(result_id: str) -> str:
     return f"qkforms.checks:{check_function_name(result_id)}"
 
 
-def _props(topic: str, *names: str) -> tuple[str, ...]:
-    """Node ids of property tests in ``tests/test_properties_<topic>.py``."""
-    return tuple(f"tests/test_properties_{topic}.py::{n}" for n in names)
-
 #: Every registered result, in the order of docs/architecture.md §1.
 RESULTS: tuple[Result, ...] = (
     Result(
@@ -131,10 +128,9 @@ RESULTS: tuple[Result, ...] = (
         ),
         lean_file="lean/QKForms/EnergyIdentities.lean",
         check=_check("lemma5"),
-        property_tests=_props(
-            "energy",
-            "test_lemma5_energy_identities",
-            "test_lemma5_head_trace",
+        properties=(
+            "lemma5_energy_identities",
+            "lemma5_head_trace",
         ),
     ),
     Result(
@@ -148,10 +144,9 @@ RESULTS: tuple[Result, ...] = (
         ),
         lean_file="lean/QKForms/RankBalance.lean",
         check=_check("lemma3"),
-        property_tests=_props(
-            "signature",
-            "test_lemma3_rank_bound",
-            "test_lemma3_float_and_exact_signatures_agree_on_known_spectra",
+        properties=(
+            "lemma3_rank_bound",
+            "lemma3_float_and_exact_signatures_agree_on_known_spectra",
         ),
     ),
     Result(
@@ -159,17 +154,16 @@ RESULTS: tuple[Result, ...] = (
         paper="Lemma 2",
         title="pairing bound and equality case",
         lean=(
-            "QKForms.pairingScore_eq_one_sub_sqrt",
-            "QKForms.pairingScore_le_pairingBound",
-            "QKForms.pairingScore_eq_pairingBound_iff",
+            "QKForms.pairingScoreSym_eq_one_sub_sqrt",
+            "QKForms.pairingScoreSym_le_pairingBound",
+            "QKForms.pairingScoreSym_eq_pairingBound_iff",
             "QKForms.lemma2_pairing_bound",
         ),
         lean_file="lean/QKForms/PairingBound.lean",
         check=_check("lemma2"),
-        property_tests=_props(
-            "pairing",
-            "test_lemma2_float_bound_and_closed_form",
-            "test_lemma2_exact_bound_and_equality",
+        properties=(
+            "lemma2_float_bound_and_closed_form",
+            "lemma2_exact_bound_and_equality",
         ),
     ),
     Result(
@@ -181,11 +175,10 @@ RESULTS: tuple[Result, ...] = (
         ),
         lean_file="lean/QKForms/GramForm.lean",
         check=_check("lemma10"),
-        property_tests=_props(
-            "signature",
-            "test_lemma10_gram_route_identities",
-            "test_lemma10_identities_hold_for_degenerate_heads",
-            "test_lemma10_float_gram_spectrum_matches_dense",
+        properties=(
+            "lemma10_gram_route_identities",
+            "lemma10_identities_hold_for_degenerate_heads",
+            "lemma10_float_gram_spectrum_matches_dense",
         ),
     ),
     Result(
@@ -199,11 +192,10 @@ RESULTS: tuple[Result, ...] = (
         ),
         lean_file="lean/QKForms/BalancedSignature.lean",
         check=_check("thm3"),
-        property_tests=_props(
-            "signature",
-            "test_thm3_surjective_heads_are_balanced",
-            "test_thm3_degenerate_heads_are_not_balanced",
-            "test_thm3_float_weights",
+        properties=(
+            "thm3_surjective_heads_are_balanced",
+            "thm3_degenerate_heads_are_not_balanced",
+            "thm3_float_weights",
         ),
     ),
     Result(
@@ -221,12 +213,11 @@ RESULTS: tuple[Result, ...] = (
         ),
         lean_file="lean/QKForms/Profile.lean",
         check=_check("def6"),
-        property_tests=_props(
-            "profile",
-            "test_def6_float_profile_matches_exact",
-            "test_def6_invariances_exact",
-            "test_def6_invariances_float",
-            "test_def6_reduced_head_profile_matches_dense",
+        properties=(
+            "def6_float_profile_matches_exact",
+            "def6_invariances_exact",
+            "def6_invariances_float",
+            "def6_reduced_head_profile_matches_dense",
         ),
     ),
     Result(
@@ -238,10 +229,9 @@ RESULTS: tuple[Result, ...] = (
         ),
         lean_file="lean/QKForms/Profile.lean",
         check=_check("lemma4"),
-        property_tests=_props(
-            "profile",
-            "test_lemma4_profile_scale_exact",
-            "test_lemma4_profile_scale_float",
+        properties=(
+            "lemma4_profile_scale_exact",
+            "lemma4_profile_scale_float",
         ),
     ),
     Result(
@@ -255,11 +245,10 @@ RESULTS: tuple[Result, ...] = (
         ),
         lean_file="lean/QKForms/RankOne.lean",
         check=_check("prop4"),
-        property_tests=_props(
-            "profile",
-            "test_prop4_rank_one_float",
-            "test_prop4_rank_one_exact",
-            "test_prop4_theta_round_trip",
+        properties=(
+            "prop4_rank_one_float",
+            "prop4_rank_one_exact",
+            "prop4_theta_round_trip",
         ),
     ),
     Result(
@@ -271,10 +260,9 @@ RESULTS: tuple[Result, ...] = (
         ),
         lean_file="lean/QKForms/ProfileFaces.lean",
         check=_check("thm4.simplex"),
-        property_tests=_props(
-            "faces",
-            "test_thm4_simplex_float",
-            "test_thm4_simplex_exact",
+        properties=(
+            "thm4_simplex_float",
+            "thm4_simplex_exact",
         ),
     ),
     Result(
@@ -287,10 +275,9 @@ RESULTS: tuple[Result, ...] = (
         ),
         lean_file="lean/QKForms/ProfileFaces.lean",
         check=_check("thm4.a_face"),
-        property_tests=_props(
-            "faces",
-            "test_thm4_a_face_float",
-            "test_thm4_a_face_exact",
+        properties=(
+            "thm4_a_face_float",
+            "thm4_a_face_exact",
         ),
     ),
     Result(
@@ -303,10 +290,9 @@ RESULTS: tuple[Result, ...] = (
         ),
         lean_file="lean/QKForms/ProfileFaces.lean",
         check=_check("thm4.b_face"),
-        property_tests=_props(
-            "faces",
-            "test_thm4_b_face_float_semidefinite",
-            "test_thm4_b_face_exact_vertex",
+        properties=(
+            "thm4_b_face_float_semidefinite",
+            "thm4_b_face_exact_vertex",
         ),
     ),
     Result(
@@ -323,10 +309,9 @@ RESULTS: tuple[Result, ...] = (
         # the converse (Weyl counting) imports ProfileFaces.lean, where the rest lives
         lean_file="lean/QKForms/ProfileFacesConverse.lean",
         check=_check("thm4.d_face"),
-        property_tests=_props(
-            "faces",
-            "test_thm4_d_face_exact",
-            "test_thm4_d_face_float_vertex_and_weyl",
+        properties=(
+            "thm4_d_face_exact",
+            "thm4_d_face_float_vertex_and_weyl",
         ),
     ),
     Result(
@@ -343,10 +328,9 @@ RESULTS: tuple[Result, ...] = (
         # the converse (Weyl counting) imports ProfileFaces.lean, where the rest lives
         lean_file="lean/QKForms/ProfileFacesConverse.lean",
         check=_check("thm4.c_face"),
-        property_tests=_props(
-            "faces",
-            "test_thm4_c_face_float_vertex",
-            "test_thm4_c_face_exact",
+        properties=(
+            "thm4_c_face_float_vertex",
+            "thm4_c_face_exact",
         ),
     ),
     Result(
@@ -358,10 +342,9 @@ RESULTS: tuple[Result, ...] = (
         ),
         lean_file="lean/QKForms/ProfileFaces.lean",
         check=_check("thm4.empty_edge"),
-        property_tests=_props(
-            "faces",
-            "test_thm4_empty_edge_float",
-            "test_thm4_empty_edge_exact",
+        properties=(
+            "thm4_empty_edge_float",
+            "thm4_empty_edge_exact",
         ),
     ),
     Result(
@@ -373,11 +356,10 @@ RESULTS: tuple[Result, ...] = (
         ),
         lean_file="lean/QKForms/ProportionalLobes.lean",
         check=_check("lemma6"),
-        property_tests=_props(
-            "accumulation",
-            "test_lemma6_layer_cake_identity",
-            "test_lemma6_sorted_pairing_is_maximal",
-            "test_lemma6_departure_is_scale_free_and_zero_on_copies",
+        properties=(
+            "lemma6_layer_cake_identity",
+            "lemma6_sorted_pairing_is_maximal",
+            "lemma6_departure_is_scale_free_and_zero_on_copies",
         ),
     ),
     Result(
@@ -399,11 +381,10 @@ RESULTS: tuple[Result, ...] = (
         ),
         lean_file="lean/QKForms/Accumulation.lean",
         check=_check("thm5"),
-        property_tests=_props(
-            "accumulation",
-            "test_thm5_deterministic_estimates",
-            "test_thm5_limit_point_float_core_and_theta",
-            "test_thm5_profiles_of_exactly_proportional_lobes",
+        properties=(
+            "thm5_deterministic_estimates",
+            "thm5_limit_point_float_core_and_theta",
+            "thm5_profiles_of_exactly_proportional_lobes",
         ),
     ),
     Result(
@@ -411,9 +392,8 @@ RESULTS: tuple[Result, ...] = (
         paper="Corollary 1",
         title="iid square baseline",
         check=_check("cor1"),
-        property_tests=_props(
-            "energy",
-            "test_cor1_moments_any_centred_law",
+        properties=(
+            "cor1_moments_any_centred_law",
         ),
     ),
     Result(
@@ -421,9 +401,8 @@ RESULTS: tuple[Result, ...] = (
         paper="Corollary 2",
         title="random QK-product baseline",
         check=_check("cor2"),
-        property_tests=_props(
-            "energy",
-            "test_cor2_moments_any_centred_laws",
+        properties=(
+            "cor2_moments_any_centred_laws",
         ),
     ),
     Result(
@@ -431,10 +410,9 @@ RESULTS: tuple[Result, ...] = (
         paper="Proposition 5",
         title="low-rank symmetric energy",
         check=_check("prop5"),
-        property_tests=_props(
-            "energy",
-            "test_prop5_symmetric_laws_conditional_ratio",
-            "test_prop5_gaussian_mean_ratio",
+        properties=(
+            "prop5_symmetric_laws_conditional_ratio",
+            "prop5_gaussian_mean_ratio",
         ),
     ),
     Result(
@@ -442,9 +420,8 @@ RESULTS: tuple[Result, ...] = (
         paper="Lemma 7",
         title="bimodal identities",
         check=_check("lemma7"),
-        property_tests=_props(
-            "pairing",
-            "test_lemma7_bimodal_identities",
+        properties=(
+            "lemma7_bimodal_identities",
         ),
     ),
     Result(
@@ -452,10 +429,9 @@ RESULTS: tuple[Result, ...] = (
         paper="Lemma 8",
         title="bimodal involution",
         check=_check("lemma8"),
-        property_tests=_props(
-            "pairing",
-            "test_lemma8_involution",
-            "test_lemma8_fixed_points_have_pairing_one",
+        properties=(
+            "lemma8_involution",
+            "lemma8_fixed_points_have_pairing_one",
         ),
     ),
     Result(
@@ -463,9 +439,8 @@ RESULTS: tuple[Result, ...] = (
         paper="Lemma 9",
         title="O/E/R moments",
         check=_check("lemma9"),
-        property_tests=_props(
-            "pairing",
-            "test_lemma9_moments",
+        properties=(
+            "lemma9_moments",
         ),
     ),
     Result(
@@ -473,9 +448,8 @@ RESULTS: tuple[Result, ...] = (
         paper="Lemma 1",
         title="biaffine decomposition",
         check=_check("lemma1"),
-        property_tests=_props(
-            "attention",
-            "test_lemma1_biaffine_decomposition",
+        properties=(
+            "lemma1_biaffine_decomposition",
         ),
     ),
     Result(
@@ -483,9 +457,8 @@ RESULTS: tuple[Result, ...] = (
         paper="Proposition 1",
         title="RoPE-like classification",
         check=_check("prop1"),
-        property_tests=_props(
-            "attention",
-            "test_prop1_rope_like_iff_powers",
+        properties=(
+            "prop1_rope_like_iff_powers",
         ),
     ),
     Result(
@@ -493,10 +466,9 @@ RESULTS: tuple[Result, ...] = (
         paper="Proposition 3",
         title="homogenization",
         check=_check("prop3"),
-        property_tests=_props(
-            "attention",
-            "test_prop3_homogenized_scores_exact",
-            "test_prop3_float_homogenized_form",
+        properties=(
+            "prop3_homogenized_scores_exact",
+            "prop3_float_homogenized_form",
         ),
     ),
 )

@@ -64,6 +64,7 @@ def test_nonexistent_path(tmp_path) -> None:
         assert isinstance(info.value, FileNotFoundError)
 
 
+@pytest.mark.torch  # huggingface_hub: only test-torch installs it
 def test_hub_id_not_cached_is_a_clear_error(tmp_path, monkeypatch) -> None:
     pytest.importorskip("huggingface_hub")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
@@ -274,6 +275,7 @@ def test_decode_half_precision_bit_patterns() -> None:
         decode(b"\x00" * 8, "I64", (1,))
 
 
+@pytest.mark.torch  # huggingface_hub: only test-torch installs it
 def test_hub_id_resolves_from_local_cache(tmp_path, monkeypatch) -> None:
     """A hub id already in the Hugging Face cache loads offline (no network touched)."""
     pytest.importorskip("huggingface_hub")

@@ -50,6 +50,7 @@ def test_minilm_heads(minilm: qm.Model) -> None:
 
 
 @needs_minilm
+@pytest.mark.torch  # the independent reader is the safetensors package
 def test_minilm_matches_independent_reader(minilm: qm.Model) -> None:
     st_numpy = pytest.importorskip("safetensors.numpy")
     path = os.path.join(resolve_short_name("minilm")[0], "model.safetensors")

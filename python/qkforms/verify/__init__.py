@@ -2,17 +2,21 @@
 
 For every result of the registry (:mod:`qkforms.registry`) the command reports
 
-* the **Lean** status: static checks of ``lean/`` always run (registered declarations
-  declared and tagged, no ``sorry``/``admit``/``axiom``/``native_decide``, pins, imports,
-  generated axiom script); when ``lake`` is on ``PATH`` (or with ``--lean require``) it
-  runs ``lake build`` and ``lake env lean lean/scripts/Axioms.lean`` and judges each
-  declaration by its axioms. Without a toolchain the Lean column says ``not checked``;
+* the **Lean** status: when the Lean sources are found (a checkout containing the
+  current directory or the installed package, or ``--lean-dir DIR``), static checks of
+  ``lean/`` run (registered declarations declared and tagged, no
+  ``sorry``/``admit``/``axiom``/``native_decide``, pins, imports, generated axiom
+  script); when ``lake`` is on ``PATH`` too it runs ``lake build`` and
+  ``lake env lean lean/scripts/Axioms.lean`` and judges each declaration by its axioms.
+  Otherwise the Lean column says ``not run``, with the reason and how to enable it;
 * the **exact** Python check (``qkforms.checks``), seeded, sizes configurable;
-* the **property** tests (pytest node ids, run in a subprocess);
+* the **properties** (hypothesis, :mod:`qkforms.properties`, run in process);
 
-and an overall verdict (:mod:`qkforms.verify.report`). A Python failure of a result
-whose Lean proof is claimed is a disagreement. The exit status is 0 only when nothing
-failed; a missing toolchain is not a failure unless ``--lean require``.
+and an overall verdict (:mod:`qkforms.verify.report`). A disagreement needs both sides
+to have run: a Lean proof that built and passed the axiom audit, and a failing Python
+check of the same result. The exit status is 0 unless something that ran failed; a
+check that did not run is never a failure, except the Lean build under
+``--lean require``.
 
 Examples
 --------
@@ -20,8 +24,8 @@ Examples
 >>> p = argparse.ArgumentParser()
 >>> configure(p)
 >>> a = p.parse_args(["--lean", "skip", "--no-property-tests", "--only", "thm3"])
->>> (a.lean, a.property_tests, a.only)
-('skip', False, ['thm3'])
+>>> (a.lean, a.property_tests, a.only, a.lean_dir)
+('skip', False, ['thm3'], None)
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from qkforms import registry
-from qkforms.errors import QKFormsError
+from qkforms.errors import QKFormsError, VerificationError
 from qkforms.registry import LEAN_FORMALIZED, Result
 from qkforms.verify import lake as _lake
 from qkforms.verify.lean_project import (
@@ -47,18 +51,20 @@ from qkforms.verify.lean_project import (
 )
 from qkforms.verify.python_side import (
     FAIL,
+    NONE,
+    NOT_RUN,
     PASS,
-    SKIPPED,
     ExactOutcome,
+    PropertyRun,
     parse_sizes,
     run_exact,
-    run_property_tests,
+    run_properties,
 )
 from qkforms.verify.report import (
     LEAN_BUILT,
     LEAN_FAILED,
-    LEAN_NOT_CHECKED,
     LEAN_NOT_FORMALIZED,
+    LEAN_NOT_RUN,
     LeanOutcome,
     PropertyOutcome,
     Report,
@@ -67,15 +73,30 @@ from qkforms.verify.report import (
     render_table,
 )
 
-__all__ = ["configure", "run", "verify", "write_axioms_script"]
+__all__ = ["configure", "run", "verify", "write_axioms_script", "locate_lean_root"]
 
 LEAN_MODES = ("auto", "require", "skip")
+
+#: why the Lean side did not run, and how to enable it
+NO_SOURCES = (
+    "Lean sources not found: this qkforms was installed without its repository (e.g. from "
+    "a wheel) and the current directory is not inside a qkforms checkout; enable: "
+    "`qkforms verify --lean-dir DIR` with DIR a qkforms checkout"
+)
+NO_TOOLCHAIN = (
+    "no Lean toolchain: `lake` is not on PATH; enable: install elan (it provides `lake`), "
+    "then run `qkforms verify` in the checkout (docs/bridge.md)"
+)
+SKIPPED_BY_OPTION = "--lean skip"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the ``qkforms verify`` arguments to ``parser``."""
-    parser.add_argument("--root", type=Path, default=None,
-                        help="repository root (default: search upward for lakefile.lean)")
+    parser.add_argument("--lean-dir", "--root", dest="lean_dir", type=Path, default=None,
+                        metavar="DIR",
+                        help="a qkforms checkout holding lean/ and lakefile.lean (default: "
+                             "the checkout containing the current directory or the "
+                             "installed package, if any)")
     parser.add_argument("--lean", choices=LEAN_MODES, default="auto",
                         help="auto: build when lake is on PATH; require: fail without it; "
                              "skip: static checks only (default: auto)")
@@ -90,10 +111,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="restrict the rows to these ids or groups (e.g. thm4)")
     parser.add_argument("--no-exact-checks", dest="exact_checks", action="store_false",
                         help="skip the exact Python checks")
-    parser.add_argument("--no-property-tests", dest="property_tests", action="store_false",
-                        help="skip the registered property tests")
+    parser.add_argument("--no-property-tests", "--no-properties", dest="property_tests",
+                        action="store_false", help="do not run the registered properties")
+    parser.add_argument("--max-examples", type=int, default=None, metavar="N",
+                        help="hypothesis examples per property (default: each property's "
+                             "own budget, 100 for most)")
     parser.add_argument("--json", type=Path, default=None, metavar="PATH",
-                        help=f"write the report as JSON ({'qkforms.verify/1'})")
+                        help="write the report as JSON (schema qkforms.verify/2)")
     parser.add_argument("--markdown", type=Path, default=None, metavar="PATH",
                         help="write the report as a Markdown page")
     parser.add_argument("--write-axioms-script", action="store_true",
@@ -117,11 +141,42 @@ def write_axioms_script(root: Path, results: Sequence[Result] | None = None) -> 
     return path
 
 
+def locate_lean_root(lean_dir: str | Path | None = None) -> Path | None:
+    """The checkout whose Lean sources ``verify`` checks, or ``None`` when there is none.
+
+    An explicit ``lean_dir`` must be a qkforms checkout; otherwise the checkout
+    containing the current directory or the installed package is used, if any.
+
+    Raises
+    ------
+    QKFormsError
+        If ``lean_dir`` is given but is not a directory holding ``lakefile.lean`` or
+        ``lean/QKForms``.
+
+    Examples
+    --------
+    >>> (locate_lean_root() / "lakefile.lean").is_file()   # run from this checkout
+    True
+    """
+    if lean_dir is None:
+        try:
+            return find_root()
+        except VerificationError:
+            return None
+    path = Path(lean_dir).resolve()
+    if not path.is_dir():
+        raise QKFormsError(f"--lean-dir {lean_dir}: not a directory")
+    if not ((path / "lakefile.lean").is_file() or (path / "lean" / "QKForms").is_dir()):
+        raise QKFormsError(f"--lean-dir {lean_dir}: not a qkforms checkout (no lakefile.lean "
+                           "and no lean/QKForms)")
+    return path
+
+
 def _lean_outcome(
     r: Result,
     problems: list[str],
     build: _lake.LeanBuild | None,
-    not_checked_reason: str,
+    not_run_reason: str,
 ) -> LeanOutcome:
     if r.lean_status != LEAN_FORMALIZED:
         return LeanOutcome(LEAN_NOT_FORMALIZED, "no Lean declarations registered")
@@ -132,41 +187,42 @@ def _lean_outcome(
         audits.append(audit)
         decls.append({
             "name": name,
-            "status": audit.status if audit else LEAN_NOT_CHECKED,
+            "status": audit.status if audit else LEAN_NOT_RUN,
             "axioms": list(audit.axioms) if audit and audit.axioms is not None else None,
-            "detail": audit.detail if audit else not_checked_reason,
+            "detail": audit.detail if audit else not_run_reason,
         })
     if problems:
         return LeanOutcome(LEAN_FAILED, "; ".join(problems), decls)
     if not r.lean:
         return LeanOutcome(LEAN_FAILED, "formalized but no declaration registered", decls)
     if build is None:
-        return LeanOutcome(LEAN_NOT_CHECKED, not_checked_reason, decls)
+        return LeanOutcome(LEAN_NOT_RUN, not_run_reason, decls)
     bad = [a for a in audits if a is None or a.status == LEAN_FAILED]
     if bad:
         return LeanOutcome(LEAN_FAILED, "; ".join(
             f"{a.name}: {a.detail}" for a in bad if a is not None) or "not audited", decls)
     if any(a.status != LEAN_BUILT for a in audits if a is not None):
-        return LeanOutcome(LEAN_NOT_CHECKED, "; ".join(
+        return LeanOutcome(LEAN_NOT_RUN, "; ".join(
             f"{a.name}: {a.detail}" for a in audits if a is not None and a.status != LEAN_BUILT),
             decls)
     return LeanOutcome(LEAN_BUILT, "built; axioms within propext, Classical.choice, Quot.sound",
                        decls)
 
 
-def _property_outcome(r: Result, outcomes: dict[str, Any] | None, reason: str) -> PropertyOutcome:
-    if not r.property_tests:
-        return PropertyOutcome(SKIPPED, "no property tests registered")
-    if outcomes is None:
-        return PropertyOutcome(SKIPPED, reason)
-    tests = [outcomes[n] for n in r.property_tests]
-    failed = [t for t in tests if t.status == FAIL]
+def _property_outcome(r: Result, runs: dict[str, PropertyRun] | None,
+                      reason: str) -> PropertyOutcome:
+    if not r.properties:
+        return PropertyOutcome(NONE, "no properties registered")
+    if runs is None:
+        return PropertyOutcome(NOT_RUN, reason)
+    mine = [runs[n] for n in r.properties]
+    failed = [p for p in mine if p.status == FAIL]
     if failed:
-        return PropertyOutcome(FAIL, "; ".join(f"{t.node_id}: {t.detail}" for t in failed), tests)
-    if all(t.status == PASS for t in tests):
-        return PropertyOutcome(PASS, f"{len(tests)} node id(s) passed", tests)
-    return PropertyOutcome(SKIPPED, "; ".join(
-        f"{t.node_id}: {t.detail}" for t in tests if t.status != PASS), tests)
+        return PropertyOutcome(FAIL, "; ".join(f"{p.name}: {p.detail}" for p in failed), mine)
+    if all(p.status == PASS for p in mine):
+        return PropertyOutcome(PASS, f"{len(mine)} properties passed", mine)
+    reasons = list(dict.fromkeys(p.detail for p in mine if p.status != PASS))
+    return PropertyOutcome(NOT_RUN, "; ".join(reasons), mine)
 
 
 def _run_summary(run: _lake.LakeRun | None) -> dict[str, Any] | None:
@@ -181,7 +237,7 @@ def _run_summary(run: _lake.LakeRun | None) -> dict[str, Any] | None:
 
 
 def verify(
-    root: str | Path | None = None,
+    lean_dir: str | Path | None = None,
     *,
     results: Sequence[Result] | None = None,
     only: Sequence[str] = (),
@@ -193,30 +249,35 @@ def verify(
     id_sizes: dict[str, dict[str, Any]] | None = None,
     exact_checks: bool = True,
     property_tests: bool = True,
+    max_examples: int | None = None,
 ) -> Report:
     """Check every registered result on the Lean and the Python side.
 
     Parameters
     ----------
-    root : path, optional
-        Repository root; default: :func:`~qkforms.verify.lean_project.find_root`.
+    lean_dir : path, optional
+        A qkforms checkout holding the Lean sources; default:
+        :func:`locate_lean_root` (none found: the Lean side is ``not run``).
     results : sequence of Result, optional
         The registry to check (default: :data:`qkforms.registry.RESULTS`).
     only : sequence of str
         Restrict the rows to these ids or groups (static checks still cover all).
     lean : {"auto", "require", "skip"}
-        Whether to run ``lake`` (auto: when on ``PATH``).
+        Whether to run ``lake`` (auto: when on ``PATH``; require: a missing toolchain or
+        missing Lean sources is a failure).
     lean_timeout, lake_cache
         Timeout of each ``lake`` command; run ``lake exe cache get`` first.
     seed, sizes, id_sizes
         Seed and sizes of the exact checks (see :func:`~.python_side.parse_sizes`).
     exact_checks, property_tests : bool
-        Run the exact checks / the property tests.
+        Run the exact checks / the properties.
+    max_examples : int, optional
+        Hypothesis examples per property (default: each property's own budget).
 
     Returns
     -------
     Report
-        ``report.exit_status`` is 0 only when nothing failed.
+        ``report.exit_status`` is 0 unless something that ran failed.
 
     Examples
     --------
@@ -230,42 +291,47 @@ def verify(
     """
     if lean not in LEAN_MODES:
         raise QKFormsError(f"--lean must be one of {', '.join(LEAN_MODES)}, not {lean!r}")
-    root = find_root() if root is None else Path(root).resolve()
-    if not root.is_dir():
-        raise QKFormsError(f"root {root} is not a directory")
+    root = locate_lean_root(lean_dir)
     all_results = list(registry.RESULTS if results is None else results)
     rows_for = registry.select(only, all_results)
     from qkforms import __version__
 
-    lean_scan = scan(root)
-    static = static_checks(root, all_results, lean_scan)
     global_failures: list[str] = []
-
     lake_path = _lake.find_lake() if lean != "skip" else None
     build: _lake.LeanBuild | None = None
-    if lean == "skip":
-        reason = "not checked (--lean skip)"
-    elif lake_path is None:
-        reason = "not checked (no toolchain: `lake` not on PATH)"
+    lean_scan = None
+    static = []
+    if root is None:
+        reason = NO_SOURCES
         if lean == "require":
-            global_failures.append("--lean require: `lake` is not on PATH, so nothing in "
-                                   "Lean was built")
+            global_failures.append(f"--lean require: {NO_SOURCES}")
     else:
-        reason = "not checked"
-        decls = {d: r.lean_file or "" for r in all_results for d in r.lean}
-        build = _lake.build_and_audit(lake_path, root, decls, timeout=lean_timeout,
-                                      cache=lake_cache)
-        if build.cache is not None and not build.cache.ok:
-            global_failures.append(
-                f"`lake exe cache get` failed (exit {build.cache.returncode})")
-        if not build.build.ok:
-            tail = " | ".join(build.build.output.strip().splitlines()[-3:])
-            global_failures.append(f"`lake build` failed (exit {build.build.returncode}): {tail}")
-        elif build.audit is not None and not build.audit.ok:
-            tail = " | ".join(build.audit.output.strip().splitlines()[-3:])
-            global_failures.append(
-                f"axiom audit `lake env lean {AXIOMS_SCRIPT}` failed "
-                f"(exit {build.audit.returncode}): {tail}")
+        lean_scan = scan(root)
+        static = static_checks(root, all_results, lean_scan)
+        if lean == "skip":
+            reason = SKIPPED_BY_OPTION
+        elif lake_path is None:
+            reason = NO_TOOLCHAIN
+            if lean == "require":
+                global_failures.append("--lean require: `lake` is not on PATH, so nothing in "
+                                       "Lean was built")
+        else:
+            reason = "not audited"
+            decls = {d: r.lean_file or "" for r in all_results for d in r.lean}
+            build = _lake.build_and_audit(lake_path, root, decls, timeout=lean_timeout,
+                                          cache=lake_cache)
+            if build.cache is not None and not build.cache.ok:
+                global_failures.append(
+                    f"`lake exe cache get` failed (exit {build.cache.returncode})")
+            if not build.build.ok:
+                tail = " | ".join(build.build.output.strip().splitlines()[-3:])
+                global_failures.append(
+                    f"`lake build` failed (exit {build.build.returncode}): {tail}")
+            elif build.audit is not None and not build.audit.ok:
+                tail = " | ".join(build.audit.output.strip().splitlines()[-3:])
+                global_failures.append(
+                    f"axiom audit `lake env lean {AXIOMS_SCRIPT}` failed "
+                    f"(exit {build.audit.returncode}): {tail}")
 
     sizes = dict(sizes or {})
     id_sizes = dict(id_sizes or {})
@@ -273,25 +339,27 @@ def verify(
     if unknown:
         raise QKFormsError(f"--size names unregistered ids: {', '.join(unknown)}")
 
-    outcomes = None
-    prop_reason = "skipped (--no-property-tests)"
+    runs = None
+    prop_reason = "--no-property-tests"
     if property_tests:
-        node_ids = [n for r in rows_for for n in r.property_tests]
-        outcomes = run_property_tests(root, node_ids) if node_ids else {}
+        names = [n for r in rows_for for n in r.properties]
+        runs = run_properties(names, max_examples=max_examples) if names else {}
 
     rows = []
     for r in rows_for:
-        problems = static_lean_problems(lean_scan, r) if r.lean_status == LEAN_FORMALIZED else []
+        problems = (static_lean_problems(lean_scan, r)
+                    if lean_scan is not None and r.lean_status == LEAN_FORMALIZED else [])
         lean_out = _lean_outcome(r, problems, build, reason)
         if exact_checks:
             exact = run_exact(r.id, r.check, seed=seed, sizes=sizes, id_sizes=id_sizes.get(r.id))
         else:
-            exact = ExactOutcome(SKIPPED, None, None, "skipped (--no-exact-checks)", 0.0)
-        rows.append(Row(r, lean_out, exact, _property_outcome(r, outcomes, prop_reason)))
+            exact = ExactOutcome(NOT_RUN, None, None, "--no-exact-checks", 0.0)
+        rows.append(Row(r, lean_out, exact, _property_outcome(r, runs, prop_reason)))
 
     toolchain = {
         "mode": lean,
         "lake": lake_path,
+        "reason": None if build is not None else reason,
         "cache": _run_summary(build.cache) if build else None,
         "build": _run_summary(build.build) if build else None,
         "audit": _run_summary(build.audit) if build else None,
@@ -303,9 +371,10 @@ def verify(
         "only": list(only),
         "exact_checks": exact_checks,
         "property_tests": property_tests,
+        "max_examples": max_examples,
     }
     return Report(
-        root=str(root),
+        root=None if root is None else str(root),
         options=options,
         toolchain=toolchain,
         static=static,
@@ -313,19 +382,22 @@ def verify(
         global_failures=global_failures,
         qkforms_version=__version__,
         generated_at=_dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        static_not_run=NO_SOURCES if root is None else "",
     )
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``qkforms verify`` with parsed arguments; return the exit status."""
-    root = find_root() if args.root is None else Path(args.root).resolve()
     if args.write_axioms_script:
+        root = locate_lean_root(args.lean_dir)
+        if root is None:
+            raise QKFormsError(f"--write-axioms-script: {NO_SOURCES}")
         path = write_axioms_script(root)
         print(f"wrote {path}")
         return 0
     sizes, id_sizes = parse_sizes(args.size)
     report = verify(
-        root,
+        args.lean_dir,
         only=args.only,
         lean=args.lean,
         lean_timeout=args.lean_timeout,
@@ -335,6 +407,7 @@ def run(args: argparse.Namespace) -> int:
         id_sizes=id_sizes,
         exact_checks=args.exact_checks,
         property_tests=args.property_tests,
+        max_examples=args.max_examples,
     )
     sys.stdout.write(render_table(report))
     if args.json is not None:

@@ -44,7 +44,7 @@ __all__ = [
 
 BUILT = "built"
 FAILED = "failed"
-NOT_CHECKED = "not checked"
+NOT_RUN = "not run"
 
 
 @dataclass(frozen=True)
@@ -173,7 +173,7 @@ def failed_build_files(output: str) -> set[str]:
 @dataclass(frozen=True)
 class DeclAudit:
     """The Lean verdict on one declaration: status (``built``, ``failed``,
-    ``not checked``), its axioms (``None`` when not audited) and why."""
+    ``not run``), its axioms (``None`` when not audited) and why."""
 
     name: str
     status: str
@@ -246,7 +246,7 @@ def build_and_audit(
                 )
             else:
                 result.declarations[name] = DeclAudit(
-                    name, NOT_CHECKED, None,
+                    name, NOT_RUN, None,
                     f"lake build failed in {', '.join(sorted(bad))}; axioms not audited",
                 )
         return result

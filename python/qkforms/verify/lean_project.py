@@ -13,7 +13,15 @@ registry into named pass/fail checks:
   on Lean v4.27.0 and Mathlib v4.27.0 at the pinned commit;
 * ``imports`` -- ``lean/QKForms.lean`` imports every ``lean/QKForms/*.lean`` and only
   modules that exist;
-* ``axioms-script`` -- ``lean/scripts/Axioms.lean`` is the one generated from the registry.
+* ``axioms-script`` -- ``lean/scripts/Axioms.lean`` is the one generated from the registry;
+* ``house-rules`` -- ``noncomputable section`` in every module that defines something, a
+  ``-- closes by:`` comment on every ``first``, scoped notation opened before use
+  (:mod:`qkforms.verify.lean_rules`);
+* ``evidence`` -- every external name, dot-field, named argument and case name used in
+  ``lean/QKForms`` has a well-formed entry in ``lean/names.toml``
+  (:mod:`qkforms.verify.lean_names`);
+* ``import-layers`` -- the Theorem 3 chain imports no profile or accumulation module, and
+  the profile chain no accumulation module (:data:`IMPORT_LAYERS`).
 
 Examples
 --------
@@ -66,6 +74,15 @@ ALLOWED_AXIOMS = frozenset({"propext", "Classical.choice", "Quot.sound"})
 #: the generated axiom audit script, relative to the root
 AXIOMS_SCRIPT = "lean/scripts/Axioms.lean"
 LIBRARY = "QKForms"
+#: the layers of the library, lowest first; a module may import only its own or lower layers
+IMPORT_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Theorem 3 chain", ("Basic", "EnergyIdentities", "RankBalance", "GramForm",
+                         "BalancedSignature")),
+    ("profile chain", ("ProfileDefs", "Profile", "PairingBound", "RankOne", "ProfileFaces",
+                       "ProfileFacesConverse")),
+    ("accumulation (Theorem 5, Lemma 6)", ("LobeEstimates", "Accumulation",
+                                           "ProportionalLobes")),
+)
 
 
 def find_root(start: str | Path | None = None) -> Path:
@@ -222,7 +239,7 @@ def registered_declarations(results: Sequence[Result]) -> list[tuple[str, Result
     >>> r = Result("x", "Lemma 0", "t", lean=("A.b",), lean_file="lean/QKForms/X.lean")
     >>> registered_declarations([r])
     [('A.b', Result(id='x', paper='Lemma 0', title='t', lean=('A.b',), \
-lean_file='lean/QKForms/X.lean', check='', property_tests=(), docs='docs/results/x.md'))]
+lean_file='lean/QKForms/X.lean', check='', properties=(), docs='docs/results/x.md'))]
     """
     return [(d, r) for r in results for d in r.lean]
 
@@ -461,14 +478,61 @@ def check_axioms_script(root: str | Path, results: Sequence[Result]) -> StaticCh
     return check
 
 
+def check_house_rules(lean: LeanScan) -> StaticCheck:
+    """The house rules of :mod:`qkforms.verify.lean_rules` hold in every library file."""
+    from qkforms.verify.lean_rules import house_rule_violations
+
+    check = StaticCheck("house-rules", "noncomputable sections, decided `first`, scoped "
+                        "notation opened")
+    for path, f in sorted(lean.files.items()):
+        if f.module is None or f.module == LIBRARY:
+            continue
+        text = (lean.root / path).read_text(encoding="utf-8")
+        check.messages.extend(str(v) for v in house_rule_violations(text, path))
+    return check
+
+
+def check_evidence_file(root: str | Path) -> StaticCheck:
+    """Every external name used in ``lean/QKForms`` has evidence in ``lean/names.toml``."""
+    from qkforms.errors import QKFormsError
+    from qkforms.verify.lean_names import EVIDENCE_FILE, check_evidence
+
+    check = StaticCheck("evidence", f"every external name has an entry in {EVIDENCE_FILE}")
+    if not (Path(root) / "lean" / LIBRARY).is_dir():
+        return check
+    try:
+        check.messages.extend(str(p) for p in check_evidence(root))
+    except QKFormsError as exc:
+        check.messages.append(str(exc))
+    return check
+
+
+def check_import_layers(lean: LeanScan) -> StaticCheck:
+    """No module imports (transitively) a module of a higher layer of :data:`IMPORT_LAYERS`."""
+    check = StaticCheck("import-layers", "Theorem 3 chain < profile chain < accumulation")
+    layer_of = {f"{LIBRARY}.{m}": k for k, (_, mods) in enumerate(IMPORT_LAYERS) for m in mods}
+    for path, f in sorted(lean.files.items()):
+        if f.module not in layer_of:
+            continue
+        mine = layer_of[f.module]
+        for dep in lean.import_closure(path):
+            mod = lean.files[dep].module
+            if mod in layer_of and layer_of[mod] > mine:
+                check.messages.append(
+                    f"{path}: {f.module} ({IMPORT_LAYERS[mine][0]}) imports {mod} "
+                    f"({IMPORT_LAYERS[layer_of[mod]][0]})")
+    return check
+
+
 def static_checks(root: str | Path, results: Sequence[Result], lean: LeanScan | None = None
                   ) -> list[StaticCheck]:
     """Run every static Lean check.
 
     Examples
     --------
-    >>> [c.name for c in static_checks(find_root(), [])]
-    ['declarations', 'tags', 'forbidden', 'pins', 'imports', 'axioms-script']
+    >>> [c.name for c in static_checks(find_root(), [])]  # doctest: +NORMALIZE_WHITESPACE
+    ['declarations', 'tags', 'forbidden', 'pins', 'imports', 'axioms-script', 'house-rules',
+     'evidence', 'import-layers']
     """
     lean = scan(root) if lean is None else lean
     return [
@@ -478,6 +542,9 @@ def static_checks(root: str | Path, results: Sequence[Result], lean: LeanScan | 
         check_pins(root),
         check_imports(lean),
         check_axioms_script(root, results),
+        check_house_rules(lean),
+        check_evidence_file(root),
+        check_import_layers(lean),
     ]
 
 

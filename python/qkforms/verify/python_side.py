@@ -1,9 +1,13 @@
-"""The Python side of ``qkforms verify``: exact checks and property tests.
+"""The Python side of ``qkforms verify``: exact checks and hypothesis properties.
 
 Exact checks are the registered ``module:function`` callables (``qkforms.checks``),
-run in process with a seed and optional sizes. Property tests are pytest node ids,
-collected and run in a ``python -m pytest`` subprocess whose JUnit XML report gives
-an outcome per node id.
+run in process with a seed and optional sizes. Properties are the registered names of
+:mod:`qkforms.properties`, run in process with the ``ci`` hypothesis profile (the same
+definitions pytest collects from ``tests/test_properties.py``).
+
+Statuses: ``pass`` and ``fail`` only for a check that ran; ``not run`` (with the reason
+and how to enable it) for one that could not run, e.g. because an optional package is
+missing; ``none`` when nothing is registered.
 
 Examples
 --------
@@ -15,16 +19,10 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import os
 import re
-import subprocess
-import sys
-import tempfile
 import time
-import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from qkforms.errors import QKFormsError, VerificationError
@@ -32,19 +30,47 @@ from qkforms.errors import QKFormsError, VerificationError
 __all__ = [
     "PASS",
     "FAIL",
-    "SKIPPED",
+    "NOT_RUN",
+    "NONE",
     "ExactOutcome",
-    "NodeOutcome",
+    "PropertyRun",
+    "missing_package",
     "parse_sizes",
     "resolve_check",
     "run_exact",
-    "collect_node_ids",
-    "run_property_tests",
+    "run_properties",
 ]
 
 PASS = "pass"
 FAIL = "fail"
-SKIPPED = "skipped"
+NOT_RUN = "not run"
+NONE = "none"
+
+
+def missing_package(exc: BaseException) -> str | None:
+    """The top-level name of the third-party package whose absence raised ``exc``, if any.
+
+    A missing ``qkforms`` module is a broken install or registry, not a missing optional
+    package, so it gives ``None`` (and the check fails).
+
+    Examples
+    --------
+    >>> missing_package(ModuleNotFoundError("No module named 'torch.nn'", name="torch.nn"))
+    'torch'
+    >>> missing_package(ModuleNotFoundError("x", name="qkforms.nope")) is None
+    True
+    >>> missing_package(ValueError("x")) is None
+    True
+    """
+    if not isinstance(exc, ModuleNotFoundError) or not exc.name:
+        return None
+    top = exc.name.split(".", 1)[0]
+    return None if top == "qkforms" else top
+
+
+def _install_hint(package: str) -> str:
+    return (f"needs the package `{package}`, which is not installed "
+            f"(enable: `pip install {package}`, or the qkforms extra that provides it)")
 
 
 def _number(text: str) -> int | float | str:
@@ -90,6 +116,8 @@ def resolve_check(spec: str) -> Callable[..., Any]:
     ------
     VerificationError
         If the module or the function does not exist.
+    ModuleNotFoundError
+        If importing the module needs a third-party package that is not installed.
 
     Examples
     --------
@@ -102,6 +130,8 @@ def resolve_check(spec: str) -> Callable[..., Any]:
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
+        if missing_package(exc):
+            raise  # an optional package is missing: the caller reports "not run"
         raise VerificationError(f"check module {module_name} cannot be imported: {exc}") from exc
     func = getattr(module, func_name, None)
     if not callable(func):
@@ -111,7 +141,7 @@ def resolve_check(spec: str) -> Callable[..., Any]:
 
 @dataclass(frozen=True)
 class ExactOutcome:
-    """The outcome of one exact check: ``status`` in ``pass``/``fail``/``skipped``."""
+    """The outcome of one exact check: ``status`` in ``pass``/``fail``/``not run``/``none``."""
 
     status: str
     method: str | None
@@ -143,7 +173,8 @@ def run_exact(
     """Run the exact check of one result and judge it.
 
     ``sizes`` go to every check that accepts them; ``id_sizes`` are passed as given.
-    An exception, a missing check or ``passed`` false is a ``fail``.
+    An exception, a missing check or ``passed`` false is a ``fail``; a check that cannot
+    be imported or run because a third-party package is missing is ``not run``.
 
     Examples
     --------
@@ -151,15 +182,24 @@ def run_exact(
     'fail'
     """
     if not spec:
-        return ExactOutcome(SKIPPED, None, None, "no exact check registered", 0.0)
+        return ExactOutcome(NONE, None, None, "no exact check registered", 0.0)
     start = time.perf_counter()
     try:
         func = resolve_check(spec)
     except VerificationError as exc:
         return ExactOutcome(FAIL, None, None, str(exc), time.perf_counter() - start)
+    except ModuleNotFoundError as exc:
+        return ExactOutcome(NOT_RUN, None, None, f"{spec} {_install_hint(missing_package(exc))}",
+                            time.perf_counter() - start)
     kwargs = {**_accepted(func, dict(sizes or {})), **dict(id_sizes or {})}
     try:
         out = func(seed=seed, **kwargs)
+    except ModuleNotFoundError as exc:
+        if missing_package(exc) is None:
+            return ExactOutcome(FAIL, None, None, f"{spec} raised ModuleNotFoundError: {exc}",
+                                time.perf_counter() - start, kwargs)
+        return ExactOutcome(NOT_RUN, None, None, f"{spec} {_install_hint(missing_package(exc))}",
+                            time.perf_counter() - start, kwargs)
     except Exception as exc:  # a crashing check is a failing check, reported with its error
         return ExactOutcome(
             FAIL, None, None, f"{spec} raised {type(exc).__name__}: {exc}",
@@ -186,157 +226,83 @@ def run_exact(
     )
 
 
-def _pytest_env(root: Path) -> dict[str, str]:
-    env = os.environ.copy()
-    python_dir = str(root / "python")
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (python_dir, env.get("PYTHONPATH")) if p)
-    return env
-
-
 @dataclass(frozen=True)
-class Collection:
-    """Node ids collected from some test files, with per-file collection errors."""
+class PropertyRun:
+    """The outcome of one registered property: ``pass``, ``fail`` or ``not run``."""
 
-    node_ids: frozenset[str]
-    errors: dict[str, str]
-    returncode: int
-
-    def has(self, node_id: str) -> bool:
-        """Whether ``node_id`` (or a parametrization of it) was collected."""
-        return node_id in self.node_ids or any(
-            n.startswith(node_id + "[") for n in self.node_ids
-        )
-
-
-def collect_node_ids(root: Path, files: Sequence[str], *, timeout: float = 600.0) -> Collection:
-    """Collect the pytest node ids of ``files`` (relative to ``root``) in a subprocess.
-
-    Examples
-    --------
-    >>> import pathlib, tempfile
-    >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (d / "test_a.py").write_text("def test_x():\\n    pass\\n")
-    >>> sorted(collect_node_ids(d, ["test_a.py"]).node_ids)
-    ['test_a.py::test_x']
-    """
-    existing = [f for f in files if (root / f).is_file()]
-    errors = {f: "file does not exist" for f in files if f not in existing}
-    if not existing:
-        return Collection(frozenset(), errors, 0)
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-         "--rootdir", str(root), *existing],
-        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        timeout=timeout, env=_pytest_env(root),
-    )
-    ids = set()
-    for line in proc.stdout.splitlines():
-        line = line.strip()
-        if "::" in line and " " not in line.split("::", 1)[0]:
-            ids.add(line)
-    for m in re.finditer(r"ERROR collecting (\S+)", proc.stdout):
-        errors[m.group(1)] = "collection error (see `pytest --collect-only`)"
-    return Collection(frozenset(ids), errors, proc.returncode)
-
-
-@dataclass(frozen=True)
-class NodeOutcome:
-    """The outcome of one registered node id: ``pass``, ``fail`` or ``skipped``."""
-
-    node_id: str
+    name: str
     status: str
     detail: str
-    cases: int = 0
+    seconds: float = 0.0
+    examples: int | None = None
 
 
-def _junit_cases(xml_path: Path) -> list[tuple[str, str, str, str]]:
-    """(classname, name, status, message) of each test case of a JUnit XML report."""
-    if not xml_path.is_file():
-        return []
-    tree = ET.parse(xml_path)  # written by our own pytest subprocess just now
-    cases = []
-    for tc in tree.iter("testcase"):
-        status, message = PASS, ""
-        for child in tc:
-            if child.tag in ("failure", "error"):
-                status = FAIL
-                message = (child.get("message") or child.tag).splitlines()[0][:300]
-                break
-            if child.tag == "skipped":
-                status = SKIPPED
-                message = (child.get("message") or "skipped")[:300]
-        cases.append((tc.get("classname", ""), tc.get("name", ""), status, message))
-    return cases
+def _failure_detail(exc: BaseException) -> str:
+    """First line of the error and hypothesis' falsifying example (from its notes)."""
+    head = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
+    notes = [n for n in getattr(exc, "__notes__", []) if n.strip()]
+    example = next((n for n in notes if n.lstrip().startswith(("Falsifying", "Failing"))), None)
+    detail = head.rstrip(": ")
+    if example:
+        detail += " | " + " ".join(example.split())
+    return detail[:600]
 
 
-def _junit_key(node_id: str) -> tuple[str, str]:
-    parts = node_id.split("::")
-    module = parts[0][: -len(".py")] if parts[0].endswith(".py") else parts[0]
-    classname = ".".join([module.replace("/", "."), *parts[1:-1]])
-    return classname, parts[-1]
+def run_properties(
+    names: Sequence[str], *, max_examples: int | None = None
+) -> dict[str, PropertyRun]:
+    """Run registered properties of :mod:`qkforms.properties` in process.
 
-
-def run_property_tests(
-    root: Path, node_ids: Sequence[str], *, timeout: float = 3600.0
-) -> dict[str, NodeOutcome]:
-    """Run registered pytest node ids in one subprocess; return an outcome per node id.
-
-    Node ids that do not exist are reported as ``fail`` ("not found") without
-    being run (pytest would otherwise refuse the whole run).
+    Each runs with the ``ci`` profile (derandomized: the same examples every run) and
+    its own example budget, or ``max_examples`` for all. A property that raises is a
+    ``fail`` with hypothesis' falsifying example; one that needs a missing third-party
+    package, or all of them when ``hypothesis`` itself is missing, is ``not run`` with
+    the reason; an unknown name is a ``fail`` (the registry is out of date).
 
     Examples
     --------
-    >>> import pathlib, tempfile
-    >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (d / "test_a.py").write_text("def test_ok():\\n    assert 1\\n")
-    >>> out = run_property_tests(d, ["test_a.py::test_ok", "test_a.py::test_gone"])
+    >>> out = run_properties(["prop4_theta_round_trip", "no_such_property"], max_examples=5)
     >>> [(k, v.status) for k, v in out.items()]
-    [('test_a.py::test_ok', 'pass'), ('test_a.py::test_gone', 'fail')]
+    [('prop4_theta_round_trip', 'pass'), ('no_such_property', 'fail')]
     """
-    unique = list(dict.fromkeys(node_ids))
-    files = list(dict.fromkeys(n.split("::", 1)[0] for n in unique))
-    collection = collect_node_ids(root, files, timeout=timeout)
-    outcomes: dict[str, NodeOutcome] = {}
-    runnable = []
-    for n in unique:
-        f = n.split("::", 1)[0]
-        if f in collection.errors:
-            outcomes[n] = NodeOutcome(n, FAIL, f"{f}: {collection.errors[f]}")
-        elif not collection.has(n):
-            outcomes[n] = NodeOutcome(n, FAIL, "test not found (no such pytest node id)")
-        else:
-            runnable.append(n)
-    if runnable:
-        with tempfile.TemporaryDirectory(prefix="qkforms-verify-") as tmp:
-            xml_path = Path(tmp) / "junit.xml"
-            try:
-                proc = subprocess.run(
-                    [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                     "--rootdir", str(root), f"--junitxml={xml_path}", *runnable],
-                    cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                    timeout=timeout, env=_pytest_env(root),
-                )
-                tail = proc.stdout.strip().splitlines()[-1:] if proc.stdout.strip() else []
-            except subprocess.TimeoutExpired:
-                tail = [f"timed out after {timeout:g} s"]
-            cases = _junit_cases(xml_path)
-        for n in runnable:
-            classname, name = _junit_key(n)
-            mine = [c for c in cases if c[0] == classname
-                    and (c[1] == name or c[1].startswith(name + "["))]
-            failed = [c for c in mine if c[2] == FAIL]
-            passed = [c for c in mine if c[2] == PASS]
-            if failed:
-                outcomes[n] = NodeOutcome(
-                    n, FAIL, f"{len(failed)}/{len(mine)} failed: {failed[0][1]}: {failed[0][3]}",
-                    len(mine),
-                )
-            elif passed:
-                outcomes[n] = NodeOutcome(n, PASS, f"{len(passed)}/{len(mine)} passed", len(mine))
-            elif mine:
-                outcomes[n] = NodeOutcome(n, SKIPPED, f"skipped: {mine[0][3]}", len(mine))
-            else:
-                outcomes[n] = NodeOutcome(
-                    n, FAIL, "no result from pytest" + (f" ({tail[0]})" if tail else "")
-                )
-    return {n: outcomes[n] for n in unique}
+    unique = list(dict.fromkeys(names))
+    try:
+        from hypothesis import reporting, settings
+
+        from qkforms import properties
+    except ModuleNotFoundError as exc:
+        pkg = missing_package(exc)
+        if pkg is None:
+            raise
+        reason = _install_hint(pkg)
+        if pkg == "hypothesis":
+            reason = ("hypothesis is not installed (it is a dependency of qkforms; enable: "
+                      "`pip install hypothesis`)")
+        return {n: PropertyRun(n, NOT_RUN, reason) for n in unique}
+    defined = properties.all_properties()
+    parent = settings.get_profile(properties.PROFILE)
+    out: dict[str, PropertyRun] = {}
+    for name in unique:
+        prop = defined.get(name)
+        if prop is None:
+            out[name] = PropertyRun(name, FAIL, "no such property in qkforms.properties")
+            continue
+        budget = prop.max_examples if max_examples is None else max_examples
+        budget = parent.max_examples if budget is None else budget
+        start = time.perf_counter()
+        try:
+            with reporting.with_reporter(lambda _msg: None):  # keep the table readable
+                prop.check(parent=parent, max_examples=budget)
+        except ModuleNotFoundError as exc:
+            pkg = missing_package(exc)
+            status, detail = ((NOT_RUN, _install_hint(pkg)) if pkg
+                              else (FAIL, _failure_detail(exc)))
+            out[name] = PropertyRun(name, status, detail, time.perf_counter() - start)
+            continue
+        except Exception as exc:  # a failing property, reported with its counterexample
+            out[name] = PropertyRun(name, FAIL, _failure_detail(exc),
+                                    time.perf_counter() - start, budget)
+            continue
+        out[name] = PropertyRun(name, PASS, f"passed (up to {budget} examples)",
+                                time.perf_counter() - start, budget)
+    return out

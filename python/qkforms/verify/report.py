@@ -1,33 +1,35 @@
 """The verification report: one row per result, a verdict, and three renderings.
 
-Per result the report says the Lean status (``built``, ``failed``, ``not checked``,
-``not formalized``), the exact-check status and the property-test status
-(``pass``, ``fail``, ``skipped``), and an overall verdict:
+Per result the report says the Lean status (``built``, ``failed``, ``not run``,
+``not formalized``), the exact-check status and the property status (``pass``,
+``fail``, ``not run``, ``none``), and an overall verdict:
 
-* ``DISAGREE`` -- a Python check fails for a result whose Lean proof is claimed
-  (Lean ``built``, or ``not checked`` for lack of a toolchain);
-* ``fail`` -- something failed (a Python check of an unformalized result, or Lean);
-* ``incomplete`` -- nothing failed, but some registered part was not checked
-  (no Lean toolchain, property tests skipped);
-* ``pass`` -- every registered part was checked and passed.
+* ``DISAGREE`` -- both sides ran and differ: Lean ``built`` (build and axiom audit
+  passed) but a Python check of the same result fails;
+* ``fail`` -- something that ran failed (a Python check, the Lean build or audit, a
+  static Lean check of the result's files);
+* ``incomplete`` -- nothing failed, but some registered part did not run (``not run``:
+  no Lean toolchain, Lean sources not found, a missing optional package, ...);
+* ``pass`` -- every registered part ran and passed.
 
-The renderings are a terminal table (:func:`render_table`), a JSON document with
-schema ``qkforms.verify/1`` (:meth:`Report.to_json`) and a Markdown page
-(:func:`render_markdown`).
+``not run`` always comes with the reason and how to enable the check; the summary
+line counts it separately per column. The renderings are a terminal table
+(:func:`render_table`), a JSON document with schema ``qkforms.verify/2``
+(:meth:`Report.to_json`) and a Markdown page (:func:`render_markdown`).
 
 Examples
 --------
 >>> verdict("not formalized", "pass", "pass")
 'pass'
->>> verdict("not checked", "pass", "skipped")
+>>> verdict("not run", "pass", "pass")
 'incomplete'
->>> verdict("built", "pass", "skipped", prop_registered=False)
+>>> verdict("built", "pass", "none")
 'pass'
 >>> verdict("built", "fail", "pass")
 'DISAGREE'
->>> verdict("not formalized", "fail", "skipped")
+>>> verdict("not run", "fail", "pass")   # Lean did not run: no disagreement, a failure
 'fail'
->>> verdict("failed", "fail", "pass")
+>>> verdict("failed", "pass", "pass")
 'fail'
 """
 
@@ -39,7 +41,7 @@ from typing import Any
 
 from qkforms.registry import Result
 from qkforms.verify.lean_project import StaticCheck
-from qkforms.verify.python_side import FAIL, SKIPPED, ExactOutcome, NodeOutcome
+from qkforms.verify.python_side import FAIL, NOT_RUN, ExactOutcome, PropertyRun
 
 __all__ = [
     "SCHEMA",
@@ -52,15 +54,16 @@ __all__ = [
     "render_markdown",
 ]
 
-SCHEMA = "qkforms.verify/1"
+SCHEMA = "qkforms.verify/2"
 LEAN_BUILT = "built"
 LEAN_FAILED = "failed"
-LEAN_NOT_CHECKED = "not checked"
+LEAN_NOT_RUN = NOT_RUN
 LEAN_NOT_FORMALIZED = "not formalized"
 DISAGREE = "DISAGREE"
 FAILED = "fail"
 INCOMPLETE = "incomplete"
 PASSED = "pass"
+COLUMNS = ("Lean", "exact", "property")
 
 
 @dataclass
@@ -74,26 +77,21 @@ class LeanOutcome:
 
 @dataclass
 class PropertyOutcome:
-    """Property-test status of one result and the outcome of each node id."""
+    """Property status of one result and the outcome of each registered property."""
 
     status: str
     detail: str
-    tests: list[NodeOutcome] = field(default_factory=list)
+    runs: list[PropertyRun] = field(default_factory=list)
 
 
-def verdict(lean: str, exact: str, prop: str, *, prop_registered: bool = True) -> str:
-    """The overall verdict of a row from its three statuses (see the module doc).
-
-    ``prop_registered`` false means the result has no property tests, so their
-    ``skipped`` status leaves nothing unchecked.
-    """
-    claimed = lean in (LEAN_BUILT, LEAN_NOT_CHECKED)  # a proof is claimed and not known broken
+def verdict(lean: str, exact: str, prop: str) -> str:
+    """The overall verdict of a row from its three statuses (see the module doc)."""
     python_failed = FAIL in (exact, prop)
-    if python_failed and claimed:
+    if python_failed and lean == LEAN_BUILT:
         return DISAGREE
     if python_failed or lean == LEAN_FAILED:
         return FAILED
-    if lean == LEAN_NOT_CHECKED or exact == SKIPPED or (prop == SKIPPED and prop_registered):
+    if NOT_RUN in (lean, exact, prop):
         return INCOMPLETE
     return PASSED
 
@@ -110,8 +108,7 @@ class Row:
     @property
     def verdict(self) -> str:
         """The row's verdict (see :func:`verdict`)."""
-        return verdict(self.lean.status, self.exact.status, self.prop.status,
-                       prop_registered=bool(self.result.property_tests))
+        return verdict(self.lean.status, self.exact.status, self.prop.status)
 
     def problems(self) -> list[str]:
         """Human-readable reasons why this row failed (empty when it did not)."""
@@ -119,16 +116,24 @@ class Row:
         r = self.result
         if self.verdict == DISAGREE:
             out.append(
-                f"{r.id}: DISAGREEMENT: the Lean proof is claimed ({self.lean.status}) but the "
-                "Python side fails"
+                f"{r.id}: DISAGREEMENT: the Lean proof built and passed the axiom audit, but "
+                "the Python side fails"
             )
         if self.lean.status == LEAN_FAILED:
             out.append(f"{r.id}: Lean failed: {self.lean.detail}")
         if self.exact.status == FAIL:
             out.append(f"{r.id}: exact check failed: {self.exact.detail}")
         if self.prop.status == FAIL:
-            out.append(f"{r.id}: property tests failed: {self.prop.detail}")
+            out.append(f"{r.id}: properties failed: {self.prop.detail}")
         return out
+
+    def statuses(self) -> dict[str, tuple[str, str]]:
+        """(status, detail) per column: ``Lean``, ``exact``, ``property``."""
+        return {
+            "Lean": (self.lean.status, self.lean.detail),
+            "exact": (self.exact.status, self.exact.detail),
+            "property": (self.prop.status, self.prop.detail),
+        }
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of the row."""
@@ -156,10 +161,10 @@ class Row:
             "property": {
                 "status": self.prop.status,
                 "detail": self.prop.detail,
-                "tests": [
-                    {"node_id": t.node_id, "status": t.status, "detail": t.detail,
-                     "cases": t.cases}
-                    for t in self.prop.tests
+                "properties": [
+                    {"name": p.name, "status": p.status, "detail": p.detail,
+                     "examples": p.examples, "seconds": round(p.seconds, 4)}
+                    for p in self.prop.runs
                 ],
             },
             "verdict": self.verdict,
@@ -168,9 +173,13 @@ class Row:
 
 @dataclass
 class Report:
-    """Everything ``qkforms verify`` found."""
+    """Everything ``qkforms verify`` found.
 
-    root: str
+    ``root`` is the checkout whose Lean sources were checked, or ``None`` when none was
+    found (then ``static`` is empty and ``static_not_run`` says why).
+    """
+
+    root: str | None
     options: dict[str, Any]
     toolchain: dict[str, Any]
     static: list[StaticCheck]
@@ -178,6 +187,7 @@ class Report:
     global_failures: list[str] = field(default_factory=list)
     qkforms_version: str = ""
     generated_at: str = ""
+    static_not_run: str = ""
 
     def failures(self) -> list[str]:
         """Every failure message: global ones, static checks, then rows."""
@@ -190,7 +200,7 @@ class Report:
 
     @property
     def exit_status(self) -> int:
-        """0 when nothing failed, 1 otherwise."""
+        """0 when nothing failed, 1 otherwise (``not run`` is never a failure here)."""
         return 1 if self.failures() else 0
 
     def counts(self) -> dict[str, int]:
@@ -200,8 +210,39 @@ class Report:
             out[row.verdict] += 1
         return out
 
+    def not_run_counts(self) -> dict[str, int]:
+        """Number of rows whose Lean / exact / property part did not run."""
+        return {col: sum(row.statuses()[col][0] == NOT_RUN for row in self.rows)
+                for col in COLUMNS}
+
+    def not_run_reasons(self) -> list[tuple[str, str, list[str]]]:
+        """(column, reason, ids) for every distinct reason a part did not run."""
+        groups: dict[tuple[str, str], list[str]] = {}
+        for row in self.rows:
+            for col, (status, detail) in row.statuses().items():
+                if status == NOT_RUN:
+                    groups.setdefault((col, detail), []).append(row.result.id)
+        return [(col, reason, ids) for (col, reason), ids in groups.items()]
+
+    def summary_line(self) -> str:
+        """Verdict counts, ``not run`` counts per column, and whether verify failed.
+
+        Examples
+        --------
+        >>> Report(None, {}, {}, [], []).summary_line()
+        '0 pass, 0 incomplete, 0 fail, 0 disagree; not run: Lean 0, exact 0, property 0; \
+verify OK (nothing failed)'
+        """
+        c, nr = self.counts(), self.not_run_counts()
+        return (
+            f"{c[PASSED]} pass, {c[INCOMPLETE]} incomplete, {c[FAILED]} fail, "
+            f"{c[DISAGREE]} disagree; not run: "
+            + ", ".join(f"{col} {nr[col]}" for col in COLUMNS)
+            + "; " + ("verify FAILED" if self.failures() else "verify OK (nothing failed)")
+        )
+
     def to_dict(self) -> dict[str, Any]:
-        """The JSON document (schema ``qkforms.verify/1``)."""
+        """The JSON document (schema ``qkforms.verify/2``)."""
         return {
             "schema": SCHEMA,
             "qkforms_version": self.qkforms_version,
@@ -214,11 +255,18 @@ class Report:
                  "messages": c.messages}
                 for c in self.static
             ],
+            "static_checks_not_run": self.static_not_run or None,
             "results": [row.to_dict() for row in self.rows],
             "summary": {
                 "verdicts": self.counts(),
+                "not_run": self.not_run_counts(),
+                "not_run_reasons": [
+                    {"column": col, "reason": reason, "ids": ids}
+                    for col, reason, ids in self.not_run_reasons()
+                ],
                 "failures": self.failures(),
                 "exit_status": self.exit_status,
+                "line": self.summary_line(),
             },
         }
 
@@ -237,15 +285,21 @@ def _cells(row: Row) -> tuple[str, ...]:
 
 def _lean_column_note(report: Report) -> str:
     tc = report.toolchain
+    if report.root is None:
+        return f"Lean: not run ({report.static_not_run})"
     if tc.get("mode") == "skip":
-        return "Lean: not checked (--lean skip)"
+        return f"Lean sources: {report.root}; Lean build: not run (--lean skip)"
     if not tc.get("lake"):
-        return "Lean: not checked (no toolchain: `lake` not on PATH)"
-    return f"Lean: lake build + axiom audit with {tc['lake']}"
+        return f"Lean sources: {report.root}; Lean build: not run ({tc.get('reason', '')})"
+    return f"Lean sources: {report.root}; lake build + axiom audit with {tc['lake']}"
+
+
+def _short_ids(ids: list[str], limit: int = 8) -> str:
+    return ", ".join(ids[:limit]) + (f", ... ({len(ids)} in all)" if len(ids) > limit else "")
 
 
 def render_table(report: Report) -> str:
-    """The terminal rendering: table, static checks, failures and a summary line."""
+    """The terminal rendering: table, static checks, what did not run, failures, summary."""
     rows = [_cells(r) for r in report.rows]
     widths = [max(len(h), *(len(c[i]) for c in rows)) if rows else len(h)
               for i, h in enumerate(_HEADERS)]
@@ -253,42 +307,33 @@ def render_table(report: Report) -> str:
     def line(cells: tuple[str, ...]) -> str:
         return "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()
 
-    out = [f"qkforms verify: {report.root}", _lean_column_note(report), ""]
+    out = [f"qkforms verify {report.qkforms_version}".rstrip(), _lean_column_note(report), ""]
     out.append(line(_HEADERS))
     out.append(line(tuple("-" * w for w in widths)))
     out.extend(line(c) for c in rows)
     out.append("")
-    out.append("static Lean checks:")
+    if report.root is None:
+        out.append(f"static Lean checks: not run ({report.static_not_run})")
+    else:
+        out.append("static Lean checks:")
     for c in report.static:
         out.append(f"  [{'ok' if c.passed else 'FAIL'}] {c.name}: {c.description}")
         out.extend(f"        {m}" for m in c.messages[:20])
         if len(c.messages) > 20:
             out.append(f"        ... and {len(c.messages) - 20} more")
-    notes = [r for r in report.rows if r.verdict == INCOMPLETE]
-    if notes:
+    reasons = report.not_run_reasons()
+    if reasons:
         out.append("")
-        out.append("not checked:")
-        for r in notes:
-            parts = []
-            if r.lean.status == LEAN_NOT_CHECKED:
-                parts.append(f"Lean ({r.lean.detail})")
-            if r.exact.status == SKIPPED:
-                parts.append(f"exact ({r.exact.detail})")
-            if r.prop.status == SKIPPED and r.result.property_tests:
-                parts.append(f"property ({r.prop.detail})")
-            out.append(f"  {r.result.id}: " + "; ".join(parts))
+        out.append("not run (not a failure; the reason and how to enable it):")
+        for col, reason, ids in reasons:
+            out.append(f"  {col} of {len(ids)} result(s) ({_short_ids(ids)}): {reason}")
     failures = report.failures()
     if failures:
         out.append("")
         out.append("FAILURES:")
         out.extend(f"  {m}" for m in failures)
-    counts = report.counts()
     out.append("")
-    out.append(
-        f"{counts[PASSED]} pass, {counts[INCOMPLETE]} incomplete, {counts[FAILED]} fail, "
-        f"{counts[DISAGREE]} disagree; "
-        + ("verify FAILED" if failures else "verify OK (nothing failed)")
-    )
+    out.append(report.summary_line())
     return "\n".join(out) + "\n"
 
 
@@ -300,15 +345,13 @@ def _md(text: str) -> str:
 
 def render_markdown(report: Report) -> str:
     """A Markdown page of the report, for the docs."""
-    counts = report.counts()
     out = [
         "# Verification report (`qkforms verify`)",
         "",
         f"Generated {report.generated_at} by qkforms {report.qkforms_version}; "
-        f"schema `{SCHEMA}`. {_lean_column_note(report)}.",
+        f"schema `{SCHEMA}`. {_md(_lean_column_note(report))}.",
         "",
-        f"Verdicts: {counts[PASSED]} pass, {counts[INCOMPLETE]} incomplete, "
-        f"{counts[FAILED]} fail, {counts[DISAGREE]} disagree. "
+        _md(report.summary_line()) + ". "
         + ("**Verification FAILED.**" if report.failures() else "Nothing failed."),
         "",
         "| id | result | Lean | Lean declarations | exact | property | verdict |",
@@ -323,17 +366,25 @@ def render_markdown(report: Report) -> str:
             f"{_md(exact)} | {row.prop.status} | **{row.verdict}** |"
         )
     out += ["", "## Static Lean checks", ""]
+    if report.root is None:
+        out.append(f"Not run: {_md(report.static_not_run)}")
     for c in report.static:
         out.append(f"- **{c.name}** ({_md(c.description)}): " + ("ok" if c.passed else "FAIL"))
         out.extend(f"  - {_md(m)}" for m in c.messages)
+    reasons = report.not_run_reasons()
+    if reasons:
+        out += ["", "## Not run", ""]
+        out.extend(f"- {col} of {', '.join(f'`{i}`' for i in ids)}: {_md(reason)}"
+                   for col, reason, ids in reasons)
     failures = report.failures()
     if failures:
         out += ["", "## Failures", ""]
         out.extend(f"- {_md(m)}" for m in failures)
     out += [
         "",
-        "Lean status: `built` (lake build and axiom audit passed), `failed`, `not checked`,",
-        "`not formalized`. A `DISAGREE` verdict means a Python check fails for a result whose",
-        "Lean proof is claimed.",
+        "Lean status: `built` (lake build and axiom audit passed), `failed`, `not run`,",
+        "`not formalized`. `DISAGREE` means both sides ran and differ: the Lean proof built",
+        "and passed the audit, but a Python check of the same result fails. `not run` is",
+        "never a pass and never a failure.",
     ]
     return "\n".join(out) + "\n"

@@ -1,4 +1,4 @@
-"""Property tests for Lemma 6 and Theorem 5 (``lemma6``, ``thm5``).
+"""Properties of Lemma 6 and Theorem 5 (``lemma6``, ``thm5``).
 
 The deterministic ingredients hold for *all* vectors, so they are tested on
 drawn rational vectors exactly; the limit map is compared with the float core.
@@ -10,28 +10,29 @@ import itertools
 from fractions import Fraction
 
 import numpy as np
-from hypothesis import given
 from hypothesis import strategies as st
 
 import qkforms
 from qkforms.checks.accumulation import _estimates_hold, layer_cake_inner, limit_point
+from qkforms.properties import prop
+from qkforms.properties.strategies import nonnegative_rationals, positive_rationals
 
 F = Fraction
-nonneg = st.builds(F, st.integers(0, 12), st.sampled_from([1, 2, 3, 4]))
-pos_rho = st.builds(F, st.integers(1, 12), st.sampled_from([1, 2, 3, 4]))
+nonneg = nonnegative_rationals(12, (1, 2, 3, 4))
+pos_rho = positive_rationals(12, (1, 2, 3, 4))
 
 
-@given(st.integers(1, 6).flatmap(lambda k: st.tuples(
+@prop(st.integers(1, 6).flatmap(lambda k: st.tuples(
     st.lists(nonneg, min_size=k, max_size=k), st.lists(nonneg, min_size=k, max_size=k))))
-def test_lemma6_layer_cake_identity(vecs: tuple) -> None:
+def lemma6_layer_cake_identity(vecs: tuple) -> None:
     y = sorted(vecs[0], reverse=True)
     yp = sorted(vecs[1], reverse=True)
     assert layer_cake_inner(y, yp) == sum(a * b for a, b in zip(y, yp, strict=True))
 
 
-@given(st.integers(1, 5).flatmap(lambda k: st.tuples(
+@prop(st.integers(1, 5).flatmap(lambda k: st.tuples(
     st.lists(nonneg, min_size=k, max_size=k), st.lists(nonneg, min_size=k, max_size=k))))
-def test_lemma6_sorted_pairing_is_maximal(vecs: tuple) -> None:
+def lemma6_sorted_pairing_is_maximal(vecs: tuple) -> None:
     y = sorted(vecs[0], reverse=True)
     yp = sorted(vecs[1], reverse=True)
     sorted_inner = sum(a * b for a, b in zip(y, yp, strict=True))
@@ -39,8 +40,8 @@ def test_lemma6_sorted_pairing_is_maximal(vecs: tuple) -> None:
         assert sum(a * yp[j] for a, j in zip(y, perm, strict=True)) <= sorted_inner
 
 
-@given(st.integers(2, 200), st.floats(0.5, 4.0), st.floats(0.1, 10.0), st.integers(0, 2**16))
-def test_lemma6_departure_is_scale_free_and_zero_on_copies(n: int, shape: float, rho: float,
+@prop(st.integers(2, 200), st.floats(0.5, 4.0), st.floats(0.1, 10.0), st.integers(0, 2**16))
+def lemma6_departure_is_scale_free_and_zero_on_copies(n: int, shape: float, rho: float,
                                                            seed: int) -> None:
     rng = np.random.default_rng(seed)
     X = np.sort(rng.gamma(shape, size=n))[::-1]
@@ -51,10 +52,10 @@ def test_lemma6_departure_is_scale_free_and_zero_on_copies(n: int, shape: float,
     assert np.linalg.norm(rho * X - rho * X) == 0.0
 
 
-@given(st.integers(1, 6).flatmap(lambda k: st.tuples(
+@prop(st.integers(1, 6).flatmap(lambda k: st.tuples(
     st.lists(nonneg, min_size=k, max_size=k), st.lists(nonneg, min_size=k, max_size=k))),
     pos_rho)
-def test_thm5_deterministic_estimates(vecs: tuple, rho: Fraction) -> None:
+def thm5_deterministic_estimates(vecs: tuple, rho: Fraction) -> None:
     alpha = sorted(vecs[0], reverse=True)
     beta = sorted(vecs[1], reverse=True)
     if alpha[0] == 0:  # repair: alpha != 0
@@ -62,8 +63,8 @@ def test_thm5_deterministic_estimates(vecs: tuple, rho: Fraction) -> None:
     assert _estimates_hold(alpha, beta, rho) == []
 
 
-@given(pos_rho)
-def test_thm5_limit_point_float_core_and_theta(rho: Fraction) -> None:
+@prop(pos_rho)
+def thm5_limit_point_float_core_and_theta(rho: Fraction) -> None:
     lim = limit_point(rho)
     assert sum(lim) == 1 and lim[0] == 0
     assert lim[2] * lim[3] == 0
@@ -76,8 +77,8 @@ def test_thm5_limit_point_float_core_and_theta(rho: Fraction) -> None:
     assert (lim[3] == 0) if rho <= 1 else (lim[2] == 0)
 
 
-@given(pos_rho, st.integers(0, 2**16))
-def test_thm5_profiles_of_exactly_proportional_lobes(rho: Fraction, seed: int) -> None:
+@prop(pos_rho, st.integers(0, 2**16))
+def thm5_profiles_of_exactly_proportional_lobes(rho: Fraction, seed: int) -> None:
     """With beta = rho alpha exactly (delta = 0) the profile *is* the limit."""
     rng = np.random.default_rng(seed)
     alpha = rng.gamma(2.0, size=int(rng.integers(1, 50)))

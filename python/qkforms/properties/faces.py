@@ -1,4 +1,4 @@
-"""Property tests for Theorem 4 (``thm4.simplex``, ``thm4.a_face``, ``thm4.b_face``,
+"""Properties of Theorem 4 (``thm4.simplex``, ``thm4.a_face``, ``thm4.b_face``,
 ``thm4.d_face``, ``thm4.c_face``, ``thm4.empty_edge``).
 
 Symmetric parts are built as ``A + A^T``, PSD ones as ``A A^T`` or ``u v^T + v u^T``-free
@@ -12,62 +12,26 @@ from fractions import Fraction
 
 import flint
 import numpy as np
-from hypothesis import given
 from hypothesis import strategies as st
 
 import qkforms
 from qkforms import exact
+from qkforms.properties import prop
+from qkforms.properties.strategies import (
+    dominated_spectrum,
+    dyadic_square,
+    nonnegative_rationals,
+    positive_rationals,
+    with_spectrum,
+)
 
 F = Fraction
-pos_fracs = st.builds(F, st.integers(1, 6), st.sampled_from([1, 2, 3]))
-nonneg_fracs = st.builds(F, st.integers(0, 6), st.sampled_from([1, 2, 3]))
-entries = st.integers(-24, 24).map(lambda k: k / 8)
+pos_fracs = positive_rationals()
+nonneg_fracs = nonnegative_rationals()
 
 
-@st.composite
-def square(draw: st.DrawFn, N: int) -> np.ndarray:
-    return np.array(draw(st.lists(entries, min_size=N * N, max_size=N * N))).reshape(N, N)
-
-
-@st.composite
-def rational_orthogonal(draw: st.DrawFn, N: int) -> flint.fmpq_mat:
-    A = np.triu(np.array(draw(st.lists(st.integers(-3, 3), min_size=N * N, max_size=N * N)))
-                .reshape(N, N), 1)
-    U = exact.cayley_orthogonal((A - A.T).tolist())
-    return U * exact.diagonal(draw(st.lists(st.sampled_from([-1, 1]), min_size=N, max_size=N)))
-
-
-@st.composite
-def skew(draw: st.DrawFn, N: int) -> flint.fmpq_mat:
-    A = np.triu(np.array(draw(st.lists(st.integers(-3, 3), min_size=N * N, max_size=N * N)))
-                .reshape(N, N), 1)
-    return flint.fmpq_mat((A - A.T).tolist())
-
-
-@st.composite
-def with_spectrum(draw: st.DrawFn, lam: list[Fraction], add_skew: bool | None = None
-                  ) -> flint.fmpq_mat:
-    N = len(lam)
-    U = draw(rational_orthogonal(N))
-    L = U.transpose() * exact.diagonal(lam) * U
-    if (draw(st.booleans()) if add_skew is None else add_skew) and N >= 2:
-        L = L + draw(skew(N))
-    return L
-
-
-@st.composite
-def dominated_spectrum(draw: st.DrawFn) -> list[Fraction]:
-    """A spectrum with ``alpha_j >= beta_j`` for all j (face d = 0), built directly."""
-    beta = sorted(draw(st.lists(pos_fracs, min_size=0, max_size=3)), reverse=True)
-    incs = draw(st.lists(nonneg_fracs, min_size=len(beta), max_size=len(beta)))
-    alpha = [b + i for b, i in zip(beta, incs, strict=True)]
-    extra = draw(st.lists(pos_fracs, min_size=0 if beta else 1, max_size=2))
-    zeros = draw(st.integers(0, 2))
-    return alpha + extra + [-b for b in beta] + [F(0)] * zeros
-
-
-@given(st.integers(1, 5).flatmap(square))
-def test_thm4_simplex_float(L: np.ndarray) -> None:
+@prop(st.integers(1, 5).flatmap(dyadic_square))
+def thm4_simplex_float(L: np.ndarray) -> None:
     if not np.any(L):
         L[0, 0] = 1.0
     p = np.array(qkforms.profile(L))
@@ -75,18 +39,18 @@ def test_thm4_simplex_float(L: np.ndarray) -> None:
     assert abs(p.sum() - 1) < 1e-12
 
 
-@given(st.integers(1, 4).flatmap(lambda N: st.lists(
+@prop(st.integers(1, 4).flatmap(lambda N: st.lists(
     st.builds(F, st.integers(-6, 6), st.sampled_from([1, 2, 3])), min_size=N, max_size=N))
     .flatmap(with_spectrum))
-def test_thm4_simplex_exact(L: flint.fmpq_mat) -> None:
+def thm4_simplex_exact(L: flint.fmpq_mat) -> None:
     if all(v == 0 for v in L.entries()):
         L[0, 0] = 1
     p = exact.profile(L)
     assert min(p) >= 0 and sum(p) == 1
 
 
-@given(st.integers(2, 5).flatmap(square))
-def test_thm4_a_face_float(A: np.ndarray) -> None:
+@prop(st.integers(2, 5).flatmap(dyadic_square))
+def thm4_a_face_float(A: np.ndarray) -> None:
     A[0, 1] += 1.0  # repair: A - A^T != 0
     p_sym = qkforms.profile(A + A.T + np.eye(len(A)))
     assert p_sym.a == 0.0
@@ -94,10 +58,10 @@ def test_thm4_a_face_float(A: np.ndarray) -> None:
     assert (p_skew.a, p_skew.b, p_skew.c, p_skew.d) == (1.0, 0.0, 0.0, 0.0)
 
 
-@given(st.integers(2, 4).flatmap(lambda N: st.lists(
+@prop(st.integers(2, 4).flatmap(lambda N: st.lists(
     st.builds(F, st.integers(-6, 6), st.sampled_from([1, 2])), min_size=N, max_size=N))
     .flatmap(with_spectrum))
-def test_thm4_a_face_exact(L: flint.fmpq_mat) -> None:
+def thm4_a_face_exact(L: flint.fmpq_mat) -> None:
     if all(v == 0 for v in L.entries()):  # repair: L != 0 (keeps S)
         L[0, 1] += 1
         L[1, 0] -= 1
@@ -106,21 +70,21 @@ def test_thm4_a_face_exact(L: flint.fmpq_mat) -> None:
     assert (p.a == 1) == (L == -L.transpose())
 
 
-@given(st.integers(1, 5).flatmap(lambda N: st.tuples(square(N), square(N))))
-def test_thm4_b_face_float_semidefinite(AB: tuple) -> None:
+@prop(st.integers(1, 5).flatmap(lambda N: st.tuples(dyadic_square(N), dyadic_square(N))))
+def thm4_b_face_float_semidefinite(AB: tuple) -> None:
     A, B = AB
-    A[0, 0] += 1.0
+    A[0, 0] = abs(A[0, 0]) + 1.0  # repair: A A^T != 0
     P = A @ A.T
     T = B - B.T
     for L in (P + T, -P + T):
         assert qkforms.profile(L).b <= 1e-12
 
 
-@given(st.lists(pos_fracs, min_size=1, max_size=3).flatmap(
+@prop(st.lists(pos_fracs, min_size=1, max_size=3).flatmap(
     lambda half: st.tuples(with_spectrum(half + [-x for x in half], add_skew=False),
                            with_spectrum(half + [-x for x in half], add_skew=True),
                            st.just(half))))
-def test_thm4_b_face_exact_vertex(arg: tuple) -> None:
+def thm4_b_face_exact_vertex(arg: tuple) -> None:
     S, L, half = arg
     assert exact.profile(S) == (0, 1, 0, 0)
     p = exact.profile(L)
@@ -128,8 +92,8 @@ def test_thm4_b_face_exact_vertex(arg: tuple) -> None:
     assert exact.is_semidefinite(exact.parts(L)[0]) is False and p.b > 0
 
 
-@given(dominated_spectrum().flatmap(lambda lam: st.tuples(with_spectrum(lam), st.just(lam))))
-def test_thm4_d_face_exact(arg: tuple) -> None:
+@prop(dominated_spectrum().flatmap(lambda lam: st.tuples(with_spectrum(lam), st.just(lam))))
+def thm4_d_face_exact(arg: tuple) -> None:
     L, lam = arg
     p = exact.profile(L)
     assert p.d == 0
@@ -146,10 +110,10 @@ def test_thm4_d_face_exact(arg: tuple) -> None:
     assert -S == H2 - P2 and exact.frobenius_inner(P2, P2) == q.d * exact.frob_sq(L)
 
 
-@given(st.integers(1, 5).flatmap(lambda N: st.tuples(square(N), square(N))))
-def test_thm4_d_face_float_vertex_and_weyl(AB: tuple) -> None:
+@prop(st.integers(1, 5).flatmap(lambda N: st.tuples(dyadic_square(N), dyadic_square(N))))
+def thm4_d_face_float_vertex_and_weyl(AB: tuple) -> None:
     A, B = AB
-    A[0, 0] += 1.0
+    A[0, 0] = abs(A[0, 0]) + 1.0  # repair: A A^T != 0
     P = A @ A.T
     p = qkforms.profile(-P)
     assert abs(p.d - 1) < 1e-12
@@ -161,18 +125,18 @@ def test_thm4_d_face_float_vertex_and_weyl(AB: tuple) -> None:
     assert qkforms.profile(H - Pbig).c <= 1e-9
 
 
-@given(st.integers(1, 5).flatmap(lambda N: st.tuples(square(N), square(N))))
-def test_thm4_c_face_float_vertex(AB: tuple) -> None:
+@prop(st.integers(1, 5).flatmap(lambda N: st.tuples(dyadic_square(N), dyadic_square(N))))
+def thm4_c_face_float_vertex(AB: tuple) -> None:
     A, B = AB
-    A[0, 0] += 1.0
+    A[0, 0] = abs(A[0, 0]) + 1.0  # repair: A A^T != 0
     P = A @ A.T
     assert abs(qkforms.profile(P).c - 1) < 1e-12
     p = qkforms.profile(P + (B - B.T))
     assert p.d <= 1e-12
 
 
-@given(dominated_spectrum().flatmap(lambda lam: with_spectrum([-x for x in lam])))
-def test_thm4_c_face_exact(L: flint.fmpq_mat) -> None:
+@prop(dominated_spectrum().flatmap(lambda lam: with_spectrum([-x for x in lam])))
+def thm4_c_face_exact(L: flint.fmpq_mat) -> None:
     p = exact.profile(L)
     assert p.c == 0
     S, _ = exact.parts(L)
@@ -181,20 +145,20 @@ def test_thm4_c_face_exact(L: flint.fmpq_mat) -> None:
     assert exact.frobenius_inner(P, P) == p.d * exact.frob_sq(L)
 
 
-@given(st.integers(1, 5).flatmap(lambda N: st.tuples(square(N), square(N))),
+@prop(st.integers(1, 5).flatmap(lambda N: st.tuples(dyadic_square(N), dyadic_square(N))),
        st.booleans())
-def test_thm4_empty_edge_float(AB: tuple, negate: bool) -> None:
+def thm4_empty_edge_float(AB: tuple, negate: bool) -> None:
     A, B = AB
-    A[0, 0] += 1.0
+    A[0, 0] = abs(A[0, 0]) + 1.0  # repair: A A^T != 0
     S = -(A @ A.T) if negate else A @ A.T
     p = qkforms.profile(S + (B - B.T))
     assert p.b <= 1e-12 and p.c * p.d <= 1e-12
 
 
-@given(st.integers(1, 4).flatmap(lambda N: st.tuples(
+@prop(st.integers(1, 4).flatmap(lambda N: st.tuples(
     st.lists(nonneg_fracs, min_size=N, max_size=N), st.booleans())).flatmap(
         lambda arg: with_spectrum([-x for x in arg[0]] if arg[1] else arg[0], add_skew=True)))
-def test_thm4_empty_edge_exact(L: flint.fmpq_mat) -> None:
+def thm4_empty_edge_exact(L: flint.fmpq_mat) -> None:
     if all(v == 0 for v in L.entries()):
         L[0, 0] = 1
     p = exact.profile(L)

@@ -1,4 +1,4 @@
-"""Property tests for Lemma 1, Proposition 1 and Proposition 3 (``lemma1``, ``prop1``,
+"""Properties of Lemma 1, Proposition 1 and Proposition 3 (``lemma1``, ``prop1``,
 ``prop3``), exactly on drawn rationals and against the float core's homogenized form.
 """
 
@@ -8,23 +8,24 @@ from fractions import Fraction
 
 import flint
 import numpy as np
-from hypothesis import given
 from hypothesis import strategies as st
 
 import qkforms
 from qkforms import exact
 from qkforms.checks.attention import _QKV
+from qkforms.properties import prop
+from qkforms.properties.strategies import rationals
 
 F = Fraction
-fracs = st.builds(F, st.integers(-6, 6), st.sampled_from([1, 2, 3]))
+fracs = rationals()
 
 
 def vec(draw: st.DrawFn, k: int) -> list[Fraction]:
     return draw(st.lists(fracs, min_size=k, max_size=k))
 
 
-@given(st.integers(1, 4), st.data())
-def test_lemma1_biaffine_decomposition(k: int, data: st.DataObject) -> None:
+@prop(st.integers(1, 4), st.data())
+def lemma1_biaffine_decomposition(k: int, data: st.DataObject) -> None:
     C = [vec(data.draw, k + 1) for _ in range(k + 1)]  # coefficients of (1, u) x (1, v)
 
     def P(u: list[Fraction], v: list[Fraction]) -> Fraction:
@@ -58,8 +59,8 @@ def test_lemma1_biaffine_decomposition(k: int, data: st.DataObject) -> None:
     assert B(u1, v1) == sum(C[i + 1][j + 1] * u1[i] * v1[j] for i in range(k) for j in range(k))
 
 
-@given(st.integers(1, 3), st.integers(2, 5), st.data())
-def test_prop1_rope_like_iff_powers(n: int, k: int, data: st.DataObject) -> None:
+@prop(st.integers(1, 3), st.integers(2, 5), st.data())
+def prop1_rope_like_iff_powers(n: int, k: int, data: st.DataObject) -> None:
     skew_entries = data.draw(st.lists(st.integers(-3, 3), min_size=n * n, max_size=n * n))
     A = np.triu(np.array(skew_entries).reshape(n, n), 1)
     U = exact.cayley_orthogonal((A - A.T).tolist())
@@ -83,8 +84,8 @@ def test_prop1_rope_like_iff_powers(n: int, k: int, data: st.DataObject) -> None
         assert T2 != T[1] * T[1]
 
 
-@given(st.integers(1, 3), st.integers(1, 3), st.data())
-def test_prop3_homogenized_scores_exact(N: int, ell: int, data: st.DataObject) -> None:
+@prop(st.integers(1, 3), st.integers(1, 3), st.data())
+def prop3_homogenized_scores_exact(N: int, ell: int, data: st.DataObject) -> None:
     n = 4
     Q = [vec(data.draw, N) for _ in range(n)]
     K = [vec(data.draw, N) for _ in range(n)]
@@ -103,8 +104,8 @@ def test_prop3_homogenized_scores_exact(N: int, ell: int, data: st.DataObject) -
                     assert head.hat(j, k, xs[j], a, xs[k], b) == head.score(j, k, xj, xk)
 
 
-@given(st.integers(1, 3), st.integers(1, 6), st.integers(0, 2**16))
-def test_prop3_float_homogenized_form(n: int, N: int, seed: int) -> None:
+@prop(st.integers(1, 3), st.integers(1, 6), st.integers(0, 2**16))
+def prop3_float_homogenized_form(n: int, N: int, seed: int) -> None:
     rng = np.random.default_rng(seed)
     W_Q, W_K = rng.standard_normal((n, N)), rng.standard_normal((n, N))
     b_Q, b_K = rng.standard_normal(n), rng.standard_normal(n)

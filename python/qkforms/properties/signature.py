@@ -1,54 +1,25 @@
-"""Property tests for Lemma 3, Lemma 10 and Theorem 3 (ids ``lemma3``, ``lemma10``, ``thm3``).
+"""Properties of Lemma 3, Lemma 10 and Theorem 3 (ids ``lemma3``, ``lemma10``, ``thm3``).
 
 Matrices are built constructively from drawn integers (products ``A B`` for a rank
-bound, a unit-triangular block for surjective heads, copied rows for degenerate
-ones); nothing is filtered.
+bound, :func:`~qkforms.properties.strategies.heads` for surjective and degenerate
+heads); nothing is filtered.
 """
 
 from __future__ import annotations
 
 import flint
 import numpy as np
-from hypothesis import given
 from hypothesis import strategies as st
 
 import qkforms
 from qkforms import exact
-
-small = st.integers(-3, 3)
-
-
-@st.composite
-def int_matrix(draw: st.DrawFn, rows: int, cols: int) -> np.ndarray:
-    vals = draw(st.lists(small, min_size=rows * cols, max_size=rows * cols))
-    return np.array(vals, dtype=np.int64).reshape(rows, cols)
+from qkforms.properties import prop
+from qkforms.properties.strategies import DEGENERATE_KINDS, heads, int_matrix
 
 
-@st.composite
-def heads(draw: st.DrawFn, kind: str = "surjective", max_n: int = 3, extra: int = 4
-          ) -> tuple[np.ndarray, np.ndarray]:
-    """Integer heads ``(W_Q, W_K)``; ``kind`` decides surjectivity constructively."""
-    n = draw(st.integers(1, max_n))
-    N = 2 * n + draw(st.integers(0, extra))
-    M = draw(int_matrix(2 * n, N))
-    if kind in ("surjective", "shared_row", "repeated_row"):
-        cols = draw(st.permutations(range(N)))[: 2 * n]
-        block = np.tril(draw(int_matrix(2 * n, 2 * n)), -1) + np.eye(2 * n, dtype=np.int64)
-        M[:, cols] = block
-    if kind == "equal":
-        M[n:] = M[:n]
-    elif kind == "proportional":
-        M[n:] = -2 * M[:n]
-    elif kind == "shared_row":
-        M[0] = M[n]
-    elif kind == "repeated_row":  # a repeated row of W_K (a zero row when n = 1)
-        M[n - 1] = M[0] if n > 1 else 0
-    return M[n:], M[:n]  # W_Q, W_K
-
-
-@given(st.integers(1, 6).flatmap(lambda N: st.tuples(st.just(N), st.integers(0, N))),
+@prop(st.integers(1, 6).flatmap(lambda N: st.tuples(st.just(N), st.integers(0, N))),
        st.data())
-def test_lemma3_rank_bound(sizes: tuple[int, int], data: st.DataObject) -> None:
+def lemma3_rank_bound(sizes: tuple[int, int], data: st.DataObject) -> None:
     N, r = sizes
     A = data.draw(int_matrix(N, r)) if r else np.zeros((N, 0), dtype=np.int64)
     B = data.draw(int_matrix(r, N)) if r else np.zeros((0, N), dtype=np.int64)
@@ -60,9 +31,9 @@ def test_lemma3_rank_bound(sizes: tuple[int, int], data: st.DataObject) -> None:
     assert sum(sig) == N
 
 
-@given(st.lists(st.sampled_from([0, 1, 2, 3, -1, -2, -3]), min_size=1, max_size=6),
+@prop(st.lists(st.sampled_from([0, 1, 2, 3, -1, -2, -3]), min_size=1, max_size=6),
        st.lists(st.integers(-2, 2), min_size=15, max_size=15), st.integers(0, 2**16))
-def test_lemma3_float_and_exact_signatures_agree_on_known_spectra(
+def lemma3_float_and_exact_signatures_agree_on_known_spectra(
         lam: list[int], skew: list[int], seed: int) -> None:
     """Float core (relative threshold) and exact path on ``U^T diag(lam) U``, well separated."""
     rng = np.random.default_rng(seed)
@@ -73,8 +44,8 @@ def test_lemma3_float_and_exact_signatures_agree_on_known_spectra(
     assert tuple(qkforms.signature(Sf)) == expected
 
 
-@given(heads())
-def test_lemma10_gram_route_identities(head: tuple[np.ndarray, np.ndarray]) -> None:
+@prop(heads())
+def lemma10_gram_route_identities(head: tuple[np.ndarray, np.ndarray]) -> None:
     W_Q, W_K = head
     n, N = W_Q.shape
     S = exact.symmetric_head_form(W_Q, W_K)
@@ -88,8 +59,8 @@ def test_lemma10_gram_route_identities(head: tuple[np.ndarray, np.ndarray]) -> N
     assert exact.descartes_counts(exact.charpoly(A).coeffs()) == (n, n, 0)
 
 
-@given(heads(kind="equal"))
-def test_lemma10_identities_hold_for_degenerate_heads(head: tuple[np.ndarray, np.ndarray]
+@prop(heads(kind="equal"))
+def lemma10_identities_hold_for_degenerate_heads(head: tuple[np.ndarray, np.ndarray]
                                                       ) -> None:
     W_Q, W_K = head
     n, N = W_Q.shape
@@ -100,8 +71,8 @@ def test_lemma10_identities_hold_for_degenerate_heads(head: tuple[np.ndarray, np
     assert exact.charpoly(A).coeffs()[0] == 0  # 1/2 J G is singular
 
 
-@given(heads())
-def test_lemma10_float_gram_spectrum_matches_dense(head: tuple[np.ndarray, np.ndarray]) -> None:
+@prop(heads())
+def lemma10_float_gram_spectrum_matches_dense(head: tuple[np.ndarray, np.ndarray]) -> None:
     W_Q, W_K = (h.astype(np.float64) for h in head)
     n = W_Q.shape[0]
     L = W_K.T @ W_Q
@@ -112,8 +83,8 @@ def test_lemma10_float_gram_spectrum_matches_dense(head: tuple[np.ndarray, np.nd
     np.testing.assert_allclose(gram[n:], dense[-n:], atol=1e-9 * scale)
 
 
-@given(heads())
-def test_thm3_surjective_heads_are_balanced(head: tuple[np.ndarray, np.ndarray]) -> None:
+@prop(heads())
+def thm3_surjective_heads_are_balanced(head: tuple[np.ndarray, np.ndarray]) -> None:
     W_Q, W_K = head
     n, N = W_Q.shape
     balanced = (n, n, N - 2 * n)
@@ -124,9 +95,9 @@ def test_thm3_surjective_heads_are_balanced(head: tuple[np.ndarray, np.ndarray])
         assert tuple(exact.head_signature(W_Q, W_K, method="dense")) == balanced
 
 
-@given(st.sampled_from(["equal", "proportional", "shared_row", "repeated_row"]).flatmap(
+@prop(st.sampled_from(DEGENERATE_KINDS).flatmap(
     lambda kind: st.tuples(st.just(kind), heads(kind=kind))))
-def test_thm3_degenerate_heads_are_not_balanced(arg: tuple) -> None:
+def thm3_degenerate_heads_are_not_balanced(arg: tuple) -> None:
     kind, (W_Q, W_K) = arg
     n, N = W_Q.shape
     assert not exact.stacked_is_surjective(W_Q, W_K)
@@ -140,8 +111,8 @@ def test_thm3_degenerate_heads_are_not_balanced(arg: tuple) -> None:
         assert sig.n_pos == 0
 
 
-@given(st.integers(1, 3), st.integers(0, 5), st.integers(0, 2**16))
-def test_thm3_float_weights(n: int, extra: int, seed: int) -> None:
+@prop(st.integers(1, 3), st.integers(0, 5), st.integers(0, 2**16))
+def thm3_float_weights(n: int, extra: int, seed: int) -> None:
     rng = np.random.default_rng(seed)
     N = 2 * n + extra
     W_Q = rng.standard_normal((n, N)) * 0.02

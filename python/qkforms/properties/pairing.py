@@ -1,4 +1,4 @@
-"""Property tests for Lemma 2 and the bimodal Lemmas 7, 8, 9 (``lemma2``, ``lemma7``,
+"""Properties of Lemma 2 and the bimodal Lemmas 7, 8, 9 (``lemma2``, ``lemma7``,
 ``lemma8``, ``lemma9``).
 
 Rational unit spectra in ``Λ_m`` are built from drawn rational points (inverse
@@ -12,41 +12,21 @@ from fractions import Fraction
 
 import flint
 import numpy as np
-from hypothesis import given
 from hypothesis import strategies as st
 
 import qkforms
 from qkforms import exact
 from qkforms.checks._tools import involution
+from qkforms.properties import prop
+from qkforms.properties.strategies import positive_rationals, unit_spectra
 
 F = Fraction
-pos_fracs = st.builds(F, st.integers(1, 9), st.sampled_from([1, 2, 3, 5]))
-nz_fracs = st.builds(F, st.integers(1, 5), st.sampled_from([1, 2, 3])) | st.builds(
-    F, st.integers(-5, -1), st.sampled_from([1, 2, 3]))
-
-
-@st.composite
-def unit_spectra(draw: st.DrawFn, max_m: int = 3) -> list[Fraction]:
-    """A rational point of Λ_m (unit, increasing, m negative then m positive entries)."""
-    m = draw(st.integers(1, max_m))
-    k = 2 * m
-    t = draw(st.lists(nz_fracs, min_size=k - 1, max_size=k - 1))
-    s = sum(x * x for x in t)
-    if s == 1:  # repair: the last coordinate would vanish
-        t = [2 * x for x in t]
-        s = 4 * s
-    w = [2 * x / (s + 1) for x in t] + [(s - 1) / (s + 1)]
-    mags = [abs(x) for x in w]
-    order = draw(st.permutations(range(k)))
-    mags = [mags[i] for i in order]
-    return sorted([-x for x in mags[:m]] + mags[m:])
-
-
+pos_fracs = positive_rationals(9, (1, 2, 3, 5))
 spectra = st.lists(st.integers(-20, 20).map(lambda k: k / 4), min_size=1, max_size=8)
 
 
-@given(spectra)
-def test_lemma2_float_bound_and_closed_form(lam: list[float]) -> None:
+@prop(spectra)
+def lemma2_float_bound_and_closed_form(lam: list[float]) -> None:
     lam = np.array(lam + [1.0])  # repair: lambda_+ != 0
     P = qkforms.pairing_score(lam)
     rho = qkforms.lobe_ratio(lam)
@@ -56,8 +36,8 @@ def test_lemma2_float_bound_and_closed_form(lam: list[float]) -> None:
     assert qkforms.pairing_gap(lam) >= -1e-12
 
 
-@given(st.lists(pos_fracs, min_size=1, max_size=5), st.data())
-def test_lemma2_exact_bound_and_equality(alpha: list[Fraction], data: st.DataObject) -> None:
+@prop(st.lists(pos_fracs, min_size=1, max_size=5), st.data())
+def lemma2_exact_bound_and_equality(alpha: list[Fraction], data: st.DataObject) -> None:
     alpha = sorted(alpha, reverse=True)
     proportional = data.draw(st.booleans())
     if proportional:
@@ -77,8 +57,8 @@ def test_lemma2_exact_bound_and_equality(alpha: list[Fraction], data: st.DataObj
         assert equal
 
 
-@given(unit_spectra())
-def test_lemma7_bimodal_identities(lam: list[Fraction]) -> None:
+@prop(unit_spectra())
+def lemma7_bimodal_identities(lam: list[Fraction]) -> None:
     m = len(lam) // 2
     assert sum(x * x for x in lam) == 1
     plus, minus = lam[m:][::-1], [-x for x in lam[:m]]
@@ -96,8 +76,8 @@ def test_lemma7_bimodal_identities(lam: list[Fraction]) -> None:
     assert abs(P - (1 - np.sqrt(float(1 - 2 * C)))) < 1e-12
 
 
-@given(unit_spectra(max_m=4))
-def test_lemma8_involution(lam: list[Fraction]) -> None:
+@prop(unit_spectra(max_m=4))
+def lemma8_involution(lam: list[Fraction]) -> None:
     m = len(lam) // 2
     il = involution(lam)
     assert involution(il) == lam
@@ -110,15 +90,15 @@ def test_lemma8_involution(lam: list[Fraction]) -> None:
     assert (d2 == 0) == (il == lam)
 
 
-@given(st.lists(pos_fracs, min_size=1, max_size=3))
-def test_lemma8_fixed_points_have_pairing_one(mu: list[Fraction]) -> None:
+@prop(st.lists(pos_fracs, min_size=1, max_size=3))
+def lemma8_fixed_points_have_pairing_one(mu: list[Fraction]) -> None:
     lam = sorted([-x for x in mu] + mu)  # symmetric spectrum (not normalized: scale-free)
     assert involution(lam) == lam
     assert qkforms.pairing_score(np.array([float(x) for x in lam])) == 1.0
 
 
-@given(unit_spectra(max_m=2), st.data())
-def test_lemma9_moments(lam: list[Fraction], data: st.DataObject) -> None:
+@prop(unit_spectra(max_m=2), st.data())
+def lemma9_moments(lam: list[Fraction], data: st.DataObject) -> None:
     k = len(lam)
     il = involution(lam)
     assert all(abs(x) < 1 for x in lam)

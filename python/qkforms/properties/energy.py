@@ -1,4 +1,4 @@
-"""Property tests for Lemma 5, Corollaries 1 and 2 and Proposition 5 (``lemma5``,
+"""Properties of Lemma 5, Corollaries 1 and 2 and Proposition 5 (``lemma5``,
 ``cor1``, ``cor2``, ``prop5``).
 
 The random-baseline statements hold for *every* centred law, so drawn two-point
@@ -11,30 +11,20 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-import pytest
-from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import qkforms
 from qkforms import exact
 from qkforms.checks.energy import _moments_by_enumeration, _qk_moments_by_enumeration
+from qkforms.properties import prop
+from qkforms.properties.strategies import centred_two_point, positive_rationals, rationals
 
 F = Fraction
-fracs = st.builds(F, st.integers(-9, 9), st.sampled_from([1, 2, 3, 4]))
+fracs = rationals(9, (1, 2, 3, 4))
 
 
-@st.composite
-def centred_two_point(draw: st.DrawFn) -> tuple[list[tuple[Fraction, Fraction]], Fraction]:
-    """A law ``P(a) = b/(b - a)``, ``P(b) = -a/(b - a)`` with ``a < 0 < b`` (mean 0)."""
-    a = -draw(st.builds(F, st.integers(1, 5), st.sampled_from([1, 2, 3])))
-    b = draw(st.builds(F, st.integers(1, 5), st.sampled_from([1, 2, 3])))
-    law = [(a, b / (b - a)), (b, -a / (b - a))]
-    var = sum(p * v * v for v, p in law)
-    return law, var
-
-
-@given(st.integers(1, 5).flatmap(lambda N: st.lists(fracs, min_size=N * N, max_size=N * N)))
-def test_lemma5_energy_identities(vals: list[Fraction]) -> None:
+@prop(st.integers(1, 5).flatmap(lambda N: st.lists(fracs, min_size=N * N, max_size=N * N)))
+def lemma5_energy_identities(vals: list[Fraction]) -> None:
     N = int(round(len(vals) ** 0.5))
     L = [vals[i * N:(i + 1) * N] for i in range(N)]
     e = exact.energies(L)
@@ -47,17 +37,16 @@ def test_lemma5_energy_identities(vals: list[Fraction]) -> None:
         assert abs(got - float(want)) <= 1e-12 * scale
 
 
-@given(st.integers(1, 3), st.integers(1, 5), st.data())
-def test_lemma5_head_trace(n: int, N: int, data: st.DataObject) -> None:
+@prop(st.integers(1, 3), st.integers(1, 5), st.data())
+def lemma5_head_trace(n: int, N: int, data: st.DataObject) -> None:
     Q = data.draw(st.lists(st.lists(fracs, min_size=N, max_size=N), min_size=n, max_size=n))
     K = data.draw(st.lists(st.lists(fracs, min_size=N, max_size=N), min_size=n, max_size=n))
     L = exact.to_fmpq_mat(K).transpose() * exact.to_fmpq_mat(Q)
     assert exact.trace(L) == exact.frobenius_inner(K, Q)
 
 
-@settings(max_examples=30)
-@given(centred_two_point(), st.integers(1, 2))
-def test_cor1_moments_any_centred_law(law_var: tuple, N: int) -> None:
+@prop(centred_two_point(), st.integers(1, 2), max_examples=30)
+def cor1_moments_any_centred_law(law_var: tuple, N: int) -> None:
     law, var = law_var
     eL, eS, eT, _ = _moments_by_enumeration(N, law)
     assert eL == N * N * var
@@ -65,9 +54,8 @@ def test_cor1_moments_any_centred_law(law_var: tuple, N: int) -> None:
     assert eT == F(N * (N - 1), 2) * var
 
 
-@settings(max_examples=30)
-@given(centred_two_point(), centred_two_point(), st.integers(1, 2))
-def test_cor2_moments_any_centred_laws(lk: tuple, lq: tuple, N: int) -> None:
+@prop(centred_two_point(), centred_two_point(), st.integers(1, 2), max_examples=30)
+def cor2_moments_any_centred_laws(lk: tuple, lq: tuple, N: int) -> None:
     (law_K, vK), (law_Q, vQ) = lk, lq
     eL, eS, eT, _, _ = _qk_moments_by_enumeration(1, N, law_K, law_Q)
     v = vK * vQ
@@ -76,12 +64,9 @@ def test_cor2_moments_any_centred_laws(lk: tuple, lq: tuple, N: int) -> None:
     assert eT == F(N * (N - 1), 2) * v
 
 
-@settings(max_examples=30)
-@given(st.builds(F, st.integers(1, 5), st.sampled_from([1, 2])),
-       st.builds(F, st.integers(1, 5), st.sampled_from([1, 2])),
-       st.builds(F, st.integers(0, 4), st.just(10)))
-def test_prop5_symmetric_laws_conditional_ratio(c_k: Fraction, c_q: Fraction,
-                                                p0: Fraction) -> None:
+@prop(positive_rationals(5, (1, 2)), positive_rationals(5, (1, 2)),
+      st.builds(F, st.integers(0, 4), st.just(10)), max_examples=30)
+def prop5_symmetric_laws_conditional_ratio(c_k: Fraction, c_q: Fraction, p0: Fraction) -> None:
     """Sign-symmetric exchangeable entries: ``E[|S|^2/|L|^2 | L != 0] = (N+1)/(2N)``."""
     half = (1 - p0) / 2
     law_K = [(-c_k, half), (F(0), p0), (c_k, half)]
@@ -90,10 +75,9 @@ def test_prop5_symmetric_laws_conditional_ratio(c_k: Fraction, c_q: Fraction,
     assert eR / pnz == F(3, 4)
 
 
-@settings(max_examples=20)
-@given(st.integers(1, 4), st.integers(4, 6), st.floats(0.2, 3.0), st.floats(0.2, 3.0),
-       st.integers(0, 2**16))
-def test_prop5_gaussian_mean_ratio(n: int, N: int, sk: float, sq: float, seed: int) -> None:
+@prop(st.integers(1, 4), st.integers(4, 6), st.floats(0.2, 3.0), st.floats(0.2, 3.0),
+      st.integers(0, 2**16), max_examples=20)
+def prop5_gaussian_mean_ratio(n: int, N: int, sk: float, sq: float, seed: int) -> None:
     rng = np.random.default_rng(seed)
     R = 4000
     WK = rng.normal(0.0, sk, size=(R, n, N))
@@ -104,14 +88,3 @@ def test_prop5_gaussian_mean_ratio(n: int, N: int, sk: float, sq: float, seed: i
     se = ratio.std(ddof=1) / np.sqrt(R)
     assert abs(ratio.mean() - (N + 1) / (2 * N)) <= 5 * se  # 5 standard errors
 
-
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_random_gaussian_heads_baseline(seed: int) -> None:
-    """THEORY §8.9: random (768, 64) heads: P ~ 0.98-0.99, profile ~ (1/2, 1/2, 0, 0)."""
-    rng = np.random.default_rng(seed)
-    head = qkforms.Head(rng.standard_normal((64, 768)), rng.standard_normal((64, 768)))
-    P = qkforms.pairing_score(head.spectrum())
-    assert 0.975 <= P <= 0.995
-    np.testing.assert_allclose(head.profile(), (0.5, 0.5, 0.0, 0.0), atol=5e-3)
-    e = head.energies()
-    assert abs(e.sym_sq / e.norm_sq - 769 / 1536) < 5e-3
