@@ -161,12 +161,22 @@ class ModelInfo:
         >>> d["N"], d["causal"], d["files"]
         (4, True, [{'path': '/m/w', 'size': 3, 'sha256': 'ab'}])
         """
-        facts = [f.name for f in dataclasses.fields(ArchSpec) if f.name != "layout"]
-        out: dict[str, Any] = {"name": self.name}
-        out.update({k: getattr(self, k) for k in facts})
-        out.update({"dtype": self.dtype, "format": self.format})
+        out: dict[str, Any] = {k: getattr(self, k) for k in self.fact_names()}
         out["files"] = [dataclasses.asdict(f) for f in self.files]
         return out
+
+    @staticmethod
+    def fact_names() -> tuple[str, ...]:
+        """The facts of a model (its name, the ArchSpec fields but the layout, dtype,
+        format), derived from the dataclasses; what a survey manifest records per model.
+
+        Examples
+        --------
+        >>> ModelInfo.fact_names()[:4]
+        ('name', 'architecture', 'n_layers', 'N')
+        """
+        spec = tuple(f.name for f in dataclasses.fields(ArchSpec) if f.name != "layout")
+        return ("name", *spec, "dtype", "format")
 
     @property
     def n_heads(self) -> int:
