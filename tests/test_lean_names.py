@@ -162,3 +162,18 @@ def test_field_notation_on_a_constant_resolves_through_its_prefix(tmp_path: Path
 def test_question_marks_inside_names_are_not_holes() -> None:
     src = "theorem t (l : List ℝ) : True := by\n  rw [List.getD_eq_getElem?_getD] at ?_\n"
     assert _names(src) == {"List", "List.getD_eq_getElem?_getD"}
+
+
+def test_stale_entries_are_reported_unless_reached_through_notation(tmp_path: Path) -> None:
+    lean = "theorem t (a : ℝ) : a ≤ a := le_refl a\n"
+    toml = "\n".join([
+        '[names."le_refl"]', ENTRY.format(c=PIN, s="theorem le_refl (a : α) : a ≤ a"),
+        '[names."old_lemma"]', ENTRY.format(c=PIN, s="theorem old_lemma : True"),
+        '[names."nhds"]', ENTRY.format(c=PIN, s="def nhds (x : X) : Filter X"),
+        'via = "notation 𝓝"',
+        "[fields]", 'symm = ["le_refl"]',
+    ])
+    msgs = [str(p) for p in check_evidence(_repo(tmp_path, lean, toml))]
+    assert len(msgs) == 2
+    assert msgs[0].startswith("lean/names.toml: old_lemma: no file in lean/QKForms uses it")
+    assert msgs[1] == "lean/names.toml: [fields] symm: no file in lean/QKForms uses it"

@@ -112,37 +112,48 @@ theorem ker_symPart_eq_ker_stackedMap (Q K : Matrix κ ι ℝ)
 
 /-- Rank–nullity for the surjective stacked map:
 `2 n + dim ker J = N` (as `finrank` of `ι → ℝ`). Uses `LinearMap.finrank_range_add_finrank_ker`
-(Mathlib/LinearAlgebra/FiniteDimensional), `LinearMap.range_eq_top`, `Submodule.topEquiv`,
-`LinearEquiv.finrank_eq`, `Module.finrank_prod` and `Module.finrank_eq_card_basis`
+(Mathlib/LinearAlgebra/FiniteDimensional/Lemmas.lean), `LinearMap.range_eq_top`,
+`Submodule.topEquiv`, `LinearEquiv.finrank_eq`, `Module.finrank_prod` and `Module.finrank_pi`
 (Mathlib/LinearAlgebra/Dimension/*). -/
 theorem two_mul_card_add_finrank_ker_stackedMap (Q K : Matrix κ ι ℝ)
     (hJ : Function.Surjective (stackedMap Q K)) :
     2 * Fintype.card κ + Module.finrank ℝ (LinearMap.ker (stackedMap Q K)) =
       Fintype.card ι := by
-  have h := LinearMap.finrank_range_add_finrank_ker (stackedMap Q K)
-  have htop : Module.finrank ℝ (LinearMap.range (stackedMap Q K)) =
-      Fintype.card κ + Fintype.card κ := by
+  -- Every step that involves a Mathlib lemma is a term checked up to defeq (`calc` steps), so
+  -- the instance paths of `finrank` in Mathlib's statements need not match ours syntactically;
+  -- `rw` only rewrites with equations stated in this file.
+  have hcard : Module.finrank ℝ (κ → ℝ) = Fintype.card κ := Module.finrank_pi ℝ
+  have htop : Module.finrank ℝ (LinearMap.range (stackedMap Q K)) = 2 * Fintype.card κ := by
     rw [LinearMap.range_eq_top.2 hJ]
     calc Module.finrank ℝ (⊤ : Submodule ℝ ((κ → ℝ) × (κ → ℝ)))
-        = Module.finrank ℝ ((κ → ℝ) × (κ → ℝ)) := Submodule.topEquiv.finrank_eq
-      _ = Fintype.card κ + Fintype.card κ := by
-        rw [Module.finrank_prod, Module.finrank_eq_card_basis (Pi.basisFun ℝ κ)]
-  rw [htop, Module.finrank_eq_card_basis (Pi.basisFun ℝ ι)] at h
-  -- `exact` (not `omega`) so that instance arguments of `finrank` are compared up to defeq
-  rw [two_mul]
-  exact h
+        = Module.finrank ℝ ((κ → ℝ) × (κ → ℝ)) := LinearEquiv.finrank_eq Submodule.topEquiv
+      _ = Module.finrank ℝ (κ → ℝ) + Module.finrank ℝ (κ → ℝ) := Module.finrank_prod
+      _ = 2 * Fintype.card κ := by rw [hcard, two_mul]
+  calc 2 * Fintype.card κ + Module.finrank ℝ (LinearMap.ker (stackedMap Q K))
+      = Module.finrank ℝ (LinearMap.range (stackedMap Q K)) +
+          Module.finrank ℝ (LinearMap.ker (stackedMap Q K)) := by rw [htop]
+    _ = Module.finrank ℝ (ι → ℝ) := LinearMap.finrank_range_add_finrank_ker (stackedMap Q K)
+    _ = Fintype.card ι := Module.finrank_pi ℝ
 
 /-- The rank of the symmetric part of a nondegenerate head is `2 n`. -/
 theorem rank_symPart_of_surjective (Q K : Matrix κ ι ℝ)
     (hJ : Function.Surjective (stackedMap Q K)) :
     (symPart (Kᵀ * Q)).rank = 2 * Fintype.card κ := by
+  have hker := ker_symPart_eq_ker_stackedMap Q K hJ
   have h1 : (symPart (Kᵀ * Q)).rank + Module.finrank ℝ (LinearMap.ker (stackedMap Q K)) =
-      Fintype.card ι := by
-    have h := LinearMap.finrank_range_add_finrank_ker (symPart (Kᵀ * Q)).mulVecLin
-    rw [ker_symPart_eq_ker_stackedMap Q K hJ,
-      Module.finrank_eq_card_basis (Pi.basisFun ℝ ι)] at h
-    -- `Matrix.rank A` is by definition `finrank ℝ (LinearMap.range A.mulVecLin)`
-    exact h
+      Fintype.card ι :=
+    calc (symPart (Kᵀ * Q)).rank + Module.finrank ℝ (LinearMap.ker (stackedMap Q K))
+        = Module.finrank ℝ (LinearMap.range (symPart (Kᵀ * Q)).mulVecLin) +
+            Module.finrank ℝ (LinearMap.ker (stackedMap Q K)) :=
+          -- `Matrix.rank A` is by definition `finrank R (LinearMap.range A.mulVecLin)`
+          -- (Mathlib/LinearAlgebra/Matrix/Rank.lean)
+          rfl
+      _ = Module.finrank ℝ (LinearMap.range (symPart (Kᵀ * Q)).mulVecLin) +
+            Module.finrank ℝ (LinearMap.ker (symPart (Kᵀ * Q)).mulVecLin) := by
+          rw [hker]
+      _ = Module.finrank ℝ (ι → ℝ) :=
+          LinearMap.finrank_range_add_finrank_ker (symPart (Kᵀ * Q)).mulVecLin
+      _ = Fintype.card ι := Module.finrank_pi ℝ
   have h2 := two_mul_card_add_finrank_ker_stackedMap Q K hJ
   omega
 

@@ -7,8 +7,8 @@ import QKForms.ProfileDefs
 # Deterministic estimates for nearly proportional lobes (used by Theorem 5)
 
 Let `α, β` be real vectors with `α ≥ 0`, `α ≠ 0`, let `ρ ≥ 0` and write `β = ρ α + ε`,
-`δ = ‖ε‖ / ‖α‖`. The proof of Theorem 5 of the paper (THEORY §4) rests on four deterministic
-estimates:
+`δ = ‖ε‖ / ‖α‖`. The proof of Theorem 5 of the paper (docs/theory.md, "Accumulation on Θ")
+rests on four deterministic estimates:
 
 * `|⟨α, β⟩ / ‖α‖² - ρ| ≤ δ` (Cauchy–Schwarz),
 * `|‖β‖² / ‖α‖² - ρ²| ≤ δ² + 2ρδ`,

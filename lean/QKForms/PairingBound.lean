@@ -186,16 +186,6 @@ theorem norm_sq_toLp {k : ℕ} (v : Fin k → ℝ) :
   show ‖v j‖ ^ 2 = v j ^ 2
   rw [Real.norm_eq_abs, sq_abs]
 
-/-- `(x₊)² + (x₋)² = x²`. -/
-theorem sq_max_zero_add_sq_max_neg_zero (x : ℝ) : max x 0 ^ 2 + max (-x) 0 ^ 2 = x ^ 2 := by
-  rcases le_total 0 x with h | h
-  · have hx : -x ≤ 0 := by linarith
-    rw [max_eq_left h, max_eq_right hx]
-    ring
-  · have hx : 0 ≤ -x := by linarith
-    rw [max_eq_right h, max_eq_left hx]
-    ring
-
 variable {ι : Type*} [Fintype ι] [DecidableEq ι]
 
 /-- The positive lobe `λ₊` of `S` (Definition 6 padding, length `N = Fintype.card ι`) as a vector
@@ -225,7 +215,8 @@ theorem norm_sq_negLobeVec (S : Matrix ι ι ℝ) :
 none: `∑ λ₊ⱼ² + ∑ λ₋ⱼ² = ∑ᵢ λᵢ² = ‖S‖_F²`. Uses the antitone enumeration
 `Matrix.IsHermitian.eigenvalues₀` of `eigs S` (`QKForms.posLobeOf_eq_of_antitone`,
 `QKForms.negLobeOf_eq_of_antitone`, `QKForms.map_eigenvalues₀_eq_eigs`),
-`QKForms.frobSq_eq_sum_sq_eigenvalues` and `Equiv.sum_comp` (reindexing by `Fin.revPerm` and by
+`QKForms.frobSq_eq_sum_sq_eigenvalues`, `QKForms.sum_sq_max_add_sum_sq_max_neg_rev` (the
+`Fin.revPerm` reindexing, in `ProfileDefs.lean`) and `Equiv.sum_comp` (reindexing by
 `QKForms.eigIndexEquiv`). -/
 theorem sum_sq_posLobeOf_add_sum_sq_negLobeOf {S : Matrix ι ι ℝ} (hS : S.IsHermitian) :
     ∑ j, posLobeOf (Fintype.card ι) (eigs S) j ^ 2 +
@@ -237,9 +228,6 @@ theorem sum_sq_posLobeOf_add_sum_sq_negLobeOf {S : Matrix ι ι ℝ} (hS : S.IsH
       negLobeOf (Fintype.card ι) (eigs S) j = max (-hS.eigenvalues₀ (Fin.rev j)) 0 :=
     negLobeOf_eq_of_antitone hS.eigenvalues₀ hS.eigenvalues₀_antitone
       (map_eigenvalues₀_eq_eigs hS)
-  have hrev : ∑ j, max (-hS.eigenvalues₀ (Fin.rev j)) 0 ^ 2 =
-      ∑ j, max (-hS.eigenvalues₀ j) 0 ^ 2 :=
-    Equiv.sum_comp Fin.revPerm (fun j => max (-hS.eigenvalues₀ j) 0 ^ 2)
   have hfrob : frobSq S = ∑ j, hS.eigenvalues₀ j ^ 2 := by
     rw [frobSq_eq_sum_sq_eigenvalues hS]
     simp only [eigenvalues_eq_eigenvalues₀ hS]
@@ -249,12 +237,7 @@ theorem sum_sq_posLobeOf_add_sum_sq_negLobeOf {S : Matrix ι ι ℝ} (hS : S.IsH
       = ∑ j, max (hS.eigenvalues₀ j) 0 ^ 2 +
           ∑ j, max (-hS.eigenvalues₀ (Fin.rev j)) 0 ^ 2 := by
         simp only [hpos, hneg]
-    _ = ∑ j, max (hS.eigenvalues₀ j) 0 ^ 2 + ∑ j, max (-hS.eigenvalues₀ j) 0 ^ 2 := by
-        rw [hrev]
-    _ = ∑ j, hS.eigenvalues₀ j ^ 2 := by
-        rw [← Finset.sum_add_distrib]
-        exact Finset.sum_congr rfl fun j _ =>
-          sq_max_zero_add_sq_max_neg_zero (hS.eigenvalues₀ j)
+    _ = ∑ j, hS.eigenvalues₀ j ^ 2 := sum_sq_max_add_sum_sq_max_neg_rev hS.eigenvalues₀
     _ = frobSq S := hfrob.symm
 
 /-- The spectral step of Lemma 2: for a symmetric `S`, `‖S‖_F² = ‖λ₊‖² + ‖λ₋‖²`. -/

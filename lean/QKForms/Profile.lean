@@ -40,14 +40,6 @@ theorem sq_add_sq_eq_cross_add_excess (x y : ℝ) :
   · rw [max_eq_right (sub_nonpos.2 h), max_eq_left (sub_nonneg.2 h)]
     ring
 
-/-- `(x₊)² + (x₋)² = x²`. -/
-theorem max_sq_add_max_neg_sq (x : ℝ) : max x 0 ^ 2 + max (-x) 0 ^ 2 = x ^ 2 := by
-  rcases le_total 0 x with h | h
-  · rw [max_eq_left h, max_eq_right (neg_nonpos.2 h)]
-    ring
-  · rw [max_eq_right h, max_eq_left (neg_nonneg.2 h)]
-    ring
-
 /-- `x₊ - x₋ = x`. -/
 theorem max_sub_max_neg (x : ℝ) : max x 0 - max (-x) 0 = x := by
   rcases le_total 0 x with h | h
@@ -61,7 +53,9 @@ theorem max_mul_zero_of_pos {c : ℝ} (hc : 0 < c) (x : ℝ) : max (c * x) 0 = c
   rcases le_total 0 x with h | h
   · rw [max_eq_left h, max_eq_left (mul_nonneg hc.le h)]
   · have hcx : c * x ≤ 0 := by nlinarith
-    rw [max_eq_right h, max_eq_right hcx, _root_.mul_zero]
+    -- `mul_zero` is `export MulZeroClass (zero_mul mul_zero)` in
+    -- Mathlib/Algebra/GroupWithZero/Defs.lean: an alias, which `_root_.mul_zero` does not reach
+    rw [max_eq_right h, max_eq_right hcx, MulZeroClass.mul_zero]
 
 /-- The numerators of `b, c, d` add up to `‖α‖² + ‖β‖²`. -/
 theorem lobe_numerators_sum {k : ℕ} (α β : Fin k → ℝ) :
@@ -83,17 +77,6 @@ theorem lobeCross_comm {k : ℕ} (α β : Fin k → ℝ) : lobeCross α β = lob
   apply Finset.sum_congr rfl
   intro j _
   rw [mul_comm]
-
-/-- Splitting `∑ μ_j²` into positive and (reversed) negative parts. -/
-theorem sum_sq_max_add_sum_sq_max_neg_rev {k : ℕ} (μ : Fin k → ℝ) :
-    ∑ j, max (μ j) 0 ^ 2 + ∑ j, max (-μ (Fin.rev j)) 0 ^ 2 = ∑ j, μ j ^ 2 := by
-  -- `Equiv.sum_comp` (Mathlib/Algebra/BigOperators/Group/Finset/Basic.lean), `Fin.revPerm`
-  have hrev : ∑ j, max (-μ (Fin.rev j)) 0 ^ 2 = ∑ j, max (-μ j) 0 ^ 2 :=
-    Equiv.sum_comp Fin.revPerm (fun j => max (-μ j) 0 ^ 2)
-  rw [hrev, ← Finset.sum_add_distrib]
-  apply Finset.sum_congr rfl
-  intro j _
-  exact max_sq_add_max_neg_sq (μ j)
 
 end RealIdentities
 
@@ -258,7 +241,7 @@ theorem smul_eq_conj_diagonal {S : Matrix ι ι ℝ} (hS : S.IsHermitian) (c : �
     by_cases hij : i = j
     · subst hij
       rw [Matrix.diagonal_apply_eq, Matrix.diagonal_apply_eq]
-    · rw [Matrix.diagonal_apply_ne _ hij, Matrix.diagonal_apply_ne _ hij, _root_.mul_zero]
+    · rw [Matrix.diagonal_apply_ne _ hij, Matrix.diagonal_apply_ne _ hij, MulZeroClass.mul_zero]
   rw [hd, Matrix.mul_smul, Matrix.smul_mul, ← spectral_real hS]
 
 theorem neg_eq_conj_diagonal {S : Matrix ι ι ℝ} (hS : S.IsHermitian) :

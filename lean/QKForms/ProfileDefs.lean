@@ -10,7 +10,7 @@ For `L ∈ M_N(ℝ)` with symmetric part `S`, the *lobes* of `L` are the decreas
 positive eigenvalues of `S` and the decreasing list `β` of the absolute values of its negative
 eigenvalues, both padded with zeros. The profile is `π(L) = (a, b, c, d)` with
 `a = ‖T‖²/‖L‖²`, `b = 2⟨α, β⟩/‖L‖²`, `c = ‖(α - β)₊‖²/‖L‖²`, `d = ‖(α - β)₋‖²/‖L‖²`
-(THEORY §4, Definition 6).
+(docs/theory.md, "The profile map"; Definition 6 of the paper).
 
 ## Main definitions
 
@@ -40,13 +40,13 @@ eigenvalues, both padded with zeros. The profile is `π(L) = (a, b, c, d)` with
 
 ## Encoding
 
-Following THEORY §4 (**CHOICE for Lean**), both lobes have length `N = Fintype.card ι`: they are
-indexed by `Fin (Fintype.card ι)`. We sort all `N` eigenvalues of `S` decreasingly *once*
-(`sortDesc`, a `Multiset.sort`), obtaining `μ₀ ≥ μ₁ ≥ … ≥ μ_{N-1}`, and put
+Padding changes nothing (docs/theory.md, "The profile map"), so both lobes have length
+`N = Fintype.card ι`: they are indexed by `Fin (Fintype.card ι)`. We sort all `N` eigenvalues of
+`S` decreasingly *once* (`sortDesc`, a `Multiset.sort`), obtaining `μ₀ ≥ μ₁ ≥ … ≥ μ_{N-1}`, and put
 `α j = max μ_j 0` and `β j = max (-μ_{N-1-j}) 0`. Since `x ↦ max x 0` is monotone and
 `x ↦ max (-x) 0` is antitone, `α` is the decreasing sort of the multiset `{max λ 0}` and `β` the
 decreasing sort of `{max (-λ) 0}` over all eigenvalues `λ` of `S`: this is exactly the zero
-padding of THEORY §4 (zero eigenvalues and padding contribute `0` to every sum). The
+padding of Definition 6 (zero eigenvalues and padding contribute `0` to every sum). The
 coordinate `d` is written `∑ j ((β_j - α_j)₊)²`, which equals `‖(α - β)₋‖²`.
 Each coordinate is a quotient by `frobSq L`, so Lean's convention `x / 0 = 0` gives
 `profile 0 = (0, 0, 0, 0)`; every theorem about the profile assumes `L ≠ 0`.
@@ -105,7 +105,8 @@ theorem eq_of_perm_of_pairwise_ge : ∀ {l₁ l₂ : List ℝ}, l₁.Perm l₂ �
       · exact le_of_eq ha'
       · exact h₂.1 a ha'
     have hEq : a = b := le_antisymm hab hba
-    subst hEq
+    -- eliminate the variable `b` (replaced by `a`), so that `a` stays in scope
+    subst b
     have ht : t₁.Perm t₂ := (List.perm_cons a).1 h
     rw [eq_of_perm_of_pairwise_ge ht h₁.2 h₂.2]
 
@@ -230,6 +231,26 @@ theorem posLobe_eq_of_eigs (L : Matrix ι ι ℝ) {m : Multiset ℝ} (h : eigs (
 theorem negLobe_eq_of_eigs (L : Matrix ι ι ℝ) {m : Multiset ℝ} (h : eigs (symPart L) = m) :
     negLobe L = negLobeOf (Fintype.card ι) m := by
   rw [negLobe, h]
+
+/-- `(x₊)² + (x₋)² = x²`: the two lobes of a real number split its square (used by the
+profile, `Profile.lean`, and by Lemma 2, `PairingBound.lean`). -/
+theorem max_sq_add_max_neg_sq (x : ℝ) : max x 0 ^ 2 + max (-x) 0 ^ 2 = x ^ 2 := by
+  rcases le_total 0 x with h | h
+  · rw [max_eq_left h, max_eq_right (neg_nonpos.2 h)]
+    ring
+  · rw [max_eq_right h, max_eq_left (neg_nonneg.2 h)]
+    ring
+
+/-- Splitting `∑ μ_j²` into positive and (reversed) negative parts. -/
+theorem sum_sq_max_add_sum_sq_max_neg_rev {k : ℕ} (μ : Fin k → ℝ) :
+    ∑ j, max (μ j) 0 ^ 2 + ∑ j, max (-μ (Fin.rev j)) 0 ^ 2 = ∑ j, μ j ^ 2 := by
+  -- `Equiv.sum_comp` (Mathlib/Algebra/BigOperators/Group/Finset/Basic.lean), `Fin.revPerm`
+  have hrev : ∑ j, max (-μ (Fin.rev j)) 0 ^ 2 = ∑ j, max (-μ j) 0 ^ 2 :=
+    Equiv.sum_comp Fin.revPerm (fun j => max (-μ j) 0 ^ 2)
+  rw [hrev, ← Finset.sum_add_distrib]
+  apply Finset.sum_congr rfl
+  intro j _
+  exact max_sq_add_max_neg_sq (μ j)
 
 end Lobes
 

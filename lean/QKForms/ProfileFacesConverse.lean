@@ -96,10 +96,17 @@ theorem card_add_card_le_of_orthonormal {U : Matrix ι κ ℝ} {W : Matrix ι κ
     rfl
   -- `LinearMap.finrank_le_finrank_of_injective`
   -- (Mathlib/LinearAlgebra/Dimension/StrongRankCondition.lean), `Module.finrank_prod` and
-  -- `Module.finrank_fintype_fun_eq_card` (Mathlib/LinearAlgebra/Dimension/Constructions.lean)
-  have h2 := LinearMap.finrank_le_finrank_of_injective hinj
-  rw [Module.finrank_prod, Module.finrank_fintype_fun_eq_card,
-    Module.finrank_fintype_fun_eq_card, Module.finrank_fintype_fun_eq_card] at h2
+  -- `Module.finrank_pi` (Mathlib/LinearAlgebra/Dimension/Constructions.lean). Each Mathlib fact
+  -- is a term checked against a type stated here (up to defeq, so the instance paths of
+  -- `finrank` in Mathlib's statements need not match ours); `rw` only uses these equations.
+  have h2 : Module.finrank ℝ ((κ → ℝ) × (κ' → ℝ)) ≤ Module.finrank ℝ (ι → ℝ) :=
+    LinearMap.finrank_le_finrank_of_injective hinj
+  have hprod : Module.finrank ℝ ((κ → ℝ) × (κ' → ℝ)) =
+      Module.finrank ℝ (κ → ℝ) + Module.finrank ℝ (κ' → ℝ) := Module.finrank_prod
+  have hκ : Module.finrank ℝ (κ → ℝ) = Fintype.card κ := Module.finrank_pi ℝ
+  have hκ' : Module.finrank ℝ (κ' → ℝ) = Fintype.card κ' := Module.finrank_pi ℝ
+  have hι : Module.finrank ℝ (ι → ℝ) = Fintype.card ι := Module.finrank_pi ℝ
+  rw [hprod, hκ, hκ', hι] at h2
   exact h2
 
 /-- A weighted sum of squares with positive weights is nonpositive only at `0`. -/

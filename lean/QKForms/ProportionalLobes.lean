@@ -6,10 +6,10 @@ import QKForms.Accumulation
 /-!
 # Proportional lobes (Lemma 6 of the paper)
 
-Lemma 6 of the paper (THEORY §2): let `X > 0` a.s. with `0 < E X² < ∞`, `u, v > 0`,
-`ρ = u / v`; let `α_n` be the decreasing sort of `v X_1, …, v X_n` and `β_n` the decreasing sort
-of `u X'_1, …, u X'_n` (all `X_i, X'_i` independent copies of `X`). Then
-`‖β_n - ρ α_n‖ / ‖α_n‖ → 0` almost surely.
+Lemma 6 of the paper (docs/theory.md, "Accumulation on Θ"): let `X > 0` a.s. with
+`0 < E X² < ∞`, `u, v > 0`, `ρ = u / v`; let `α_n` be the decreasing sort of
+`v X_1, …, v X_n` and `β_n` the decreasing sort of `u X'_1, …, u X'_n` (all `X_i, X'_i`
+independent copies of `X`). Then `‖β_n - ρ α_n‖ / ‖α_n‖ → 0` almost surely.
 
 ## Main statements
 
@@ -36,9 +36,9 @@ Divided by `√n`, by the strong law the bound tends to `2 √(E (X - φ_m X)²)
 
 ## Encoding
 
-Following THEORY §2: `X, X' : ℕ → Ω → ℝ` measurable (indices from `0`), the family
-`(X_i)_i ⊔ (X'_i)_i` independent (`iIndepFun (Sum.elim X X') P`), every `X_i, X'_i` with law `γ`
-(`P.map (X i) = γ`), `γ((-∞, 0]) = 0`, `y ↦ y²` γ-integrable (finite second moment) and
+As in docs/theory.md, "Accumulation on Θ": `X, X' : ℕ → Ω → ℝ` measurable (indices from `0`),
+the family `(X_i)_i ⊔ (X'_i)_i` independent (`iIndepFun (Sum.elim X X') P`), every `X_i, X'_i`
+with law `γ` (`P.map (X i) = γ`), `γ((-∞, 0]) = 0`, `y ↦ y²` γ-integrable (finite second moment) and
 `0 < ∫ y² dγ`; `P` a probability measure. The conclusion is about
 `lobeMisfit u v (X · ω) (X' · ω) n = ‖β_n - (u/v) α_n‖ / ‖α_n‖` (`QKForms/LobeEstimates.lean`).
 Only pairwise independence within each of the two families is used.
@@ -635,7 +635,7 @@ theorem tendsto_sq_div_of_averages {x x' : ℕ → ℝ} (e : ℕ → ℝ) (he : 
     = (∑ j, (sampleLobe 1 x' n j - sampleLobe 1 x n j) ^ 2) / (n : ℝ)
   rw [div_pow, Vec.l2_sq, Real.sq_sqrt (Nat.cast_nonneg n)]
 
-/-! ### The strong law along the encoding of THEORY §2 -/
+/-! ### The strong law along the encoding of Lemma 6 -/
 
 /-- Strong law for `g(X_i)`: pairwise independent `X_i` with common law `γ` and `g`
 γ-integrable. Uses `ProbabilityTheory.strong_law_ae_real` (Mathlib/Probability/StrongLaw.lean). -/

@@ -162,14 +162,17 @@ theorem injective_mulVecLin_mul_eigenCols (s : ℝ) (hp : ∀ j, p j → 0 < s *
   · exact (pow_eq_zero_iff two_ne_zero).1 h
 
 /-- The number of chosen eigenvalues (all of one strict sign) is at most `rank L`.
-Uses `LinearMap.finrank_range_of_inj`, `Module.finrank_eq_card_basis` and
-`Matrix.rank_mul_le_left` (Mathlib/LinearAlgebra/Matrix/Rank.lean). -/
+Uses `Module.finrank_pi`, `LinearMap.finrank_range_of_inj` and `Matrix.rank_mul_le_left`
+(Mathlib/LinearAlgebra/Dimension/Constructions.lean, Mathlib/LinearAlgebra/Matrix/Rank.lean). -/
 theorem card_le_rank_of_sign (s : ℝ) (hp : ∀ j, p j → 0 < s * hS.eigenvalues j) :
     Fintype.card {j // p j} ≤ L.rank :=
-  calc Fintype.card {j // p j} = (L * eigenCols hS p).rank := by
-        rw [Matrix.rank, LinearMap.finrank_range_of_inj
-          (injective_mulVecLin_mul_eigenCols L hS p s hp),
-          Module.finrank_eq_card_basis (Pi.basisFun ℝ {j // p j})]
+  -- every step is a term checked up to defeq, so the instance paths of `finrank` in Mathlib's
+  -- statements need not match ours syntactically; `Matrix.rank A` is by definition
+  -- `finrank R (LinearMap.range A.mulVecLin)` (Mathlib/LinearAlgebra/Matrix/Rank.lean)
+  calc Fintype.card {j // p j} = Module.finrank ℝ ({j // p j} → ℝ) :=
+        (Module.finrank_pi ℝ).symm
+    _ = (L * eigenCols hS p).rank :=
+        (LinearMap.finrank_range_of_inj (injective_mulVecLin_mul_eigenCols L hS p s hp)).symm
     _ ≤ L.rank := Matrix.rank_mul_le_left _ _
 
 end Balance

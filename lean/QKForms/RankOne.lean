@@ -214,7 +214,8 @@ theorem profile_coords_of_eq_vecMulVec {L : Matrix ι ι ℝ} {u v : ι → ℝ}
   have hX : lobeCross (posLobe L) (negLobe L) = posLobe L k0 * negLobe L k0 :=
     single (fun j => posLobe L j * negLobe L j) (fun j hj => by
       show posLobe L j * negLobe L j = 0
-      rw [hα0 j hj, _root_.zero_mul])
+      -- `MulZeroClass.zero_mul`: the root `zero_mul` is an `export` alias, not a declaration
+      rw [hα0 j hj, MulZeroClass.zero_mul])
   have hC : lobeExcess (posLobe L) (negLobe L) = max (posLobe L k0 - negLobe L k0) 0 ^ 2 :=
     single (fun j => max (posLobe L j - negLobe L j) 0 ^ 2) (fun j hj => by
       show max (posLobe L j - negLobe L j) 0 ^ 2 = 0

@@ -106,7 +106,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from qkforms._validate import as_float_array
 from qkforms.errors import ShapeError
-from qkforms.parts import Energies
+from qkforms.parts import Energies, energies_from_norm_and_trace
 from qkforms.tolerances import PIVOT_LIMIT
 
 __all__ = [
@@ -332,7 +332,7 @@ def gram_energies(G: Array, n: int) -> Energies:
     kk, qq, qk = G[..., :n, :n], G[..., n:, n:], G[..., n:, :n]
     norm_sq = np.sum(kk * qq, axis=(-2, -1))
     trace_sq = np.sum(qk * np.swapaxes(qk, -1, -2), axis=(-2, -1))
-    return Energies(norm_sq, 0.5 * (norm_sq + trace_sq), 0.5 * (norm_sq - trace_sq), trace_sq)
+    return energies_from_norm_and_trace(norm_sq, trace_sq)
 
 
 # --------------------------------------------------------------------------- factors

@@ -4,30 +4,91 @@ For symmetric ``S != 0`` with padded lobes ``alpha`` (positive eigenvalues) and
 ``beta`` (absolute values of the negative eigenvalues), the pairing score is
 ``P = 1 - |alpha - beta| / |S|``, the lobe ratio ``rho = |beta|/|alpha|``, and Lemma 2
 bounds ``P <= 1 - |1 - rho|/sqrt(1 + rho^2)`` with equality iff ``beta = rho alpha``.
-All functions take the eigenvalues of ``S`` (e.g. ``numpy.linalg.eigvalsh(S)``) and
-accept stacks along leading axes.
+The public float functions take the eigenvalues of ``S`` (e.g.
+``numpy.linalg.eigvalsh(S)``) and accept stacks along leading axes; the formulas
+themselves are written once on padded lobes (:func:`pairing_from_lobes`,
+:func:`lobe_ratio_from_lobes`), generic over the number type
+(:mod:`qkforms.arithmetic`), so that the certified enclosures of
+:func:`qkforms.exact.enclose` evaluate the same expressions on balls.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from qkforms._validate import as_float_array
+from qkforms.arithmetic import FLOAT64, Arithmetic
 from qkforms.errors import ZeroFormError
 from qkforms.profile import lobes
 
-__all__ = ["lobe_departure", "lobe_ratio", "pairing_bound", "pairing_gap", "pairing_score"]
+__all__ = [
+    "lobe_departure",
+    "lobe_norms",
+    "lobe_ratio",
+    "lobe_ratio_from_lobes",
+    "pairing_bound",
+    "pairing_from_lobes",
+    "pairing_gap",
+    "pairing_score",
+]
 
 
 def _scalar(x: NDArray[np.float64]) -> float | NDArray[np.float64]:
     return float(x) if np.ndim(x) == 0 else x
 
 
+def lobe_norms(alpha: Any, beta: Any, ops: Arithmetic = FLOAT64) -> tuple[Any, Any]:
+    """``(|alpha|, |beta|)``, the Euclidean norms of the lobes; generic over the number type.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms.pairing import lobe_norms
+    >>> [float(v) for v in lobe_norms(np.array([3.0, 4.0]), np.array([0.0, 0.0]))]
+    [5.0, 0.0]
+    """
+    return ops.sqrt(ops.total(ops.square(alpha))), ops.sqrt(ops.total(ops.square(beta)))
+
+
+def pairing_from_lobes(alpha: Any, beta: Any, ops: Arithmetic = FLOAT64) -> Any:
+    """``P = 1 - |alpha - beta| / |S|`` with ``|S|^2 = |alpha|^2 + |beta|^2``; generic.
+
+    The one definition of the pairing score (:func:`pairing_score` for float64,
+    :func:`qkforms.exact.enclose` for balls); no validation (``S != 0`` is the
+    caller's business).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms.pairing import pairing_from_lobes
+    >>> float(pairing_from_lobes(np.array([2.0, 1.0]), np.array([2.0, 1.0])))
+    1.0
+    """
+    na, nb = lobe_norms(alpha, beta, ops)
+    s = ops.sqrt(ops.square(na) + ops.square(nb))
+    return 1.0 - ops.sqrt(ops.total(ops.square(alpha - beta))) / s
+
+
+def lobe_ratio_from_lobes(alpha: Any, beta: Any, ops: Arithmetic = FLOAT64) -> Any:
+    """``rho = |beta| / |alpha|`` (``inf`` when ``alpha = 0``); generic over the number type.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms.pairing import lobe_ratio_from_lobes
+    >>> float(lobe_ratio_from_lobes(np.array([2.0, 0.0]), np.array([1.0, 0.0])))
+    0.5
+    """
+    na, nb = lobe_norms(alpha, beta, ops)
+    return ops.ratio_or_inf(nb, na)
+
+
 def _norms(eigvals: ArrayLike) -> tuple[NDArray, NDArray, NDArray, NDArray]:
     alpha, beta = lobes(eigvals)
-    na = np.sqrt(np.sum(alpha**2, axis=-1))
-    nb = np.sqrt(np.sum(beta**2, axis=-1))
+    na, nb = lobe_norms(alpha, beta)
     return alpha, beta, na, nb
 
 
@@ -50,10 +111,9 @@ def pairing_score(eigvals: ArrayLike) -> float | NDArray[np.float64]:
     0.0
     """
     alpha, beta, na, nb = _norms(eigvals)
-    s = np.sqrt(na**2 + nb**2)
-    if np.any(s == 0):
+    if np.any(np.sqrt(na**2 + nb**2) == 0):
         raise ZeroFormError("pairing score of a zero symmetric part is undefined")
-    return _scalar(1.0 - np.sqrt(np.sum((alpha - beta) ** 2, axis=-1)) / s)
+    return _scalar(pairing_from_lobes(alpha, beta))
 
 
 def lobe_ratio(eigvals: ArrayLike) -> float | NDArray[np.float64]:
@@ -72,11 +132,10 @@ def lobe_ratio(eigvals: ArrayLike) -> float | NDArray[np.float64]:
     >>> lobe_ratio([-1.0])
     inf
     """
-    _, _, na, nb = _norms(eigvals)
+    alpha, beta, na, nb = _norms(eigvals)
     if np.any((na == 0) & (nb == 0)):
         raise ZeroFormError("lobe ratio of a zero symmetric part is undefined")
-    with np.errstate(divide="ignore"):
-        return _scalar(np.where(na > 0, nb / np.where(na > 0, na, 1.0), np.inf))
+    return _scalar(lobe_ratio_from_lobes(alpha, beta))
 
 
 def pairing_bound(rho: ArrayLike) -> float | NDArray[np.float64]:

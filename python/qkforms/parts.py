@@ -7,14 +7,14 @@ all norms Frobenius. Functions accept stacks of matrices (leading axes are batch
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from qkforms._validate import as_square
 
-__all__ = ["Energies", "energies", "parts"]
+__all__ = ["Energies", "energies", "energies_from_norm_and_trace", "parts"]
 
 
 def _transpose(a: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -66,6 +66,23 @@ class Energies(NamedTuple):
     sym_sq: float | NDArray[np.float64]
     skew_sq: float | NDArray[np.float64]
     trace_sq: float | NDArray[np.float64]
+
+
+def energies_from_norm_and_trace(norm_sq: Any, trace_sq: Any) -> Energies:
+    """Lemma 5: ``Energies`` from ``|L|^2`` and ``tr(L^2)``; generic over the number type.
+
+    ``|S|^2 = (|L|^2 + tr L^2)/2`` and ``|T|^2 = (|L|^2 - tr L^2)/2`` (division by 2 is
+    exact for floats and Fractions; pass Fractions, not ints, for exact values). Used by
+    the float Gram route (:func:`qkforms.head.head_energies`) and, with exact rationals,
+    by the certified enclosures (:mod:`qkforms.exact.verified_spectrum`).
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> [str(v) for v in energies_from_norm_and_trace(Fraction(14), Fraction(10))]
+    ['14', '12', '2', '10']
+    """
+    return Energies(norm_sq, (norm_sq + trace_sq) / 2, (norm_sq - trace_sq) / 2, trace_sq)
 
 
 def energies(L: ArrayLike) -> Energies:

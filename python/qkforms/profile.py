@@ -14,16 +14,25 @@ changes nothing; zero eigenvalues are in neither lobe. ``L = 0`` has no profile
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from qkforms._validate import as_float_array, as_square
+from qkforms.arithmetic import FLOAT64, Arithmetic
 from qkforms.errors import ZeroFormError
 from qkforms.parts import parts
 
-__all__ = ["Profile", "lobes", "profile", "profile_from_eigenvalues", "symmetric_profile"]
+__all__ = [
+    "Profile",
+    "lobes",
+    "lobes_from_sorted",
+    "profile",
+    "profile_from_eigenvalues",
+    "profile_from_lobes",
+    "symmetric_profile",
+]
 
 
 class Profile(NamedTuple):
@@ -54,9 +63,56 @@ def lobes(eigvals: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]
     ([3.0, 0.5, 0.0, 0.0], [2.0, 1.0, 0.0, 0.0])
     """
     lam = as_float_array(eigvals, "eigvals", min_ndim=1)
-    alpha = -np.sort(-np.maximum(lam, 0.0), axis=-1)
-    beta = -np.sort(-np.maximum(-lam, 0.0), axis=-1)
+    alpha, beta = lobes_from_sorted(-np.sort(-lam, axis=-1))
     return alpha + 0.0, beta + 0.0  # + 0.0 turns -0.0 into 0.0
+
+
+def lobes_from_sorted(lam_desc: Any, ops: Arithmetic = FLOAT64) -> tuple[Any, Any]:
+    """Padded lobes from a spectrum already sorted decreasingly (last axis).
+
+    ``alpha_k = max(lam_k, 0)`` and ``beta_k = max(-lam_{m+1-k}, 0)`` (``m`` the
+    length): since ``max(., 0)`` is nondecreasing, these are the decreasing sorts of
+    :func:`lobes`, with no sorting. Generic over the number type (``ops``, see
+    :mod:`qkforms.arithmetic`): given enclosures of the *sorted* eigenvalues
+    (``lam_k`` the k-th largest), the ball backend returns enclosures of the lobes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms.profile import lobes_from_sorted
+    >>> alpha, beta = lobes_from_sorted(np.array([3.0, 0.5, -1.0, -2.0]))
+    >>> alpha.tolist(), beta.tolist()
+    ([3.0, 0.5, 0.0, 0.0], [2.0, 1.0, 0.0, 0.0])
+    """
+    return ops.pos(lam_desc), ops.pos(-lam_desc[..., ::-1])
+
+
+def profile_from_lobes(
+    alpha: Any, beta: Any, norm_sq: Any, skew_sq: Any | None = None,
+    ops: Arithmetic = FLOAT64,
+) -> Profile:
+    """Definition 6 from padded lobes, ``|L|^2`` and ``|T|^2``; generic over the number type.
+
+    ``a = |T|^2/|L|^2``, ``b = 2<alpha, beta>/|L|^2``, ``c = |(alpha - beta)_+|^2/|L|^2``,
+    ``d = |(alpha - beta)_-|^2/|L|^2``; without ``skew_sq``, ``|T|^2`` is taken as
+    ``(|L|^2 - (b + c + d)|L|^2)_+`` (Lemma 5). This is the one definition of the
+    profile: :func:`profile_from_eigenvalues` calls it with float64 arrays and
+    :func:`qkforms.exact.enclose` with Arb balls (``ops``, :mod:`qkforms.arithmetic`).
+    No validation here (``norm_sq > 0`` is the caller's business).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms.profile import profile_from_lobes
+    >>> [float(x) for x in profile_from_lobes(np.array([2.0]), np.array([1.0]), 10.0)]
+    [0.5, 0.4, 0.1, 0.0]
+    """
+    diff = alpha - beta
+    b_num = 2.0 * ops.total(alpha * beta)
+    c_num = ops.total(ops.square(ops.pos(diff)))
+    d_num = ops.total(ops.square(ops.pos(-diff)))
+    a_num = ops.pos(norm_sq - (b_num + c_num + d_num)) if skew_sq is None else skew_sq
+    return Profile(a_num / norm_sq, b_num / norm_sq, c_num / norm_sq, d_num / norm_sq)
 
 
 def profile_from_eigenvalues(
@@ -98,15 +154,8 @@ def profile_from_eigenvalues(
             "the profile of the zero form is undefined (|L|^2 = 0); "
             "the paper's domain is M_N(R) minus {0}"
         )
-    diff = alpha - beta
-    b_num = 2.0 * np.sum(alpha * beta, axis=-1)
-    c_num = np.sum(np.maximum(diff, 0.0) ** 2, axis=-1)
-    d_num = np.sum(np.maximum(-diff, 0.0) ** 2, axis=-1)
-    if skew_sq is None:
-        a_num = np.maximum(nsq - (b_num + c_num + d_num), 0.0)
-    else:
-        a_num = as_float_array(skew_sq, "skew_sq")
-    out = (a_num / nsq, b_num / nsq, c_num / nsq, d_num / nsq)
+    skew = None if skew_sq is None else as_float_array(skew_sq, "skew_sq")
+    out = profile_from_lobes(alpha, beta, nsq, skew)
     if np.ndim(out[0]) == 0:
         return Profile(*(float(v) for v in out))
     return Profile(*out)

@@ -13,10 +13,13 @@ and :func:`theta_L` (the exact profile of a form with ``a = b`` and proportional
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from qkforms._validate import as_float_array
+from qkforms.arithmetic import FLOAT64, Arithmetic
 from qkforms.profile import Profile
 
 __all__ = [
@@ -24,7 +27,9 @@ __all__ = [
     "accumulation_limit",
     "theta",
     "theta_distance",
+    "segment_projections",
     "theta_L",
+    "theta_distance_of_point",
     "theta_p",
     "theta_projection",
 ]
@@ -149,6 +154,59 @@ def _as_points(p: Profile | ArrayLike) -> NDArray[np.float64]:
     return arr
 
 
+def segment_projections(x: Any, ops: Arithmetic = FLOAT64) -> list[tuple[Any, Any, Any]]:
+    """Clamped orthogonal projections of points onto the two segments of Theta.
+
+    For each segment ``[start, end]`` of :data:`THETA_SEGMENTS`, with
+    ``v = end - start``: ``s = clip(<x - start, v>/<v, v>, 0, 1)`` (the parameter of the
+    nearest point of the segment), ``q = start + s v`` and the squared distance
+    ``|x - q|^2``. The one definition of the distance to Theta, generic over the
+    number type (:mod:`qkforms.arithmetic`): float64 for :func:`theta_projection`,
+    balls for the certified enclosures (every operation is an inclusion-monotone
+    extension, so the ball result contains the distance of every point of the box).
+
+    Parameters
+    ----------
+    x : array, shape (..., 4)
+        Points (float64, or an object array of balls).
+
+    Returns
+    -------
+    list of (s, q, squared distance), one per segment
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms.theta import segment_projections
+    >>> [round(float(d), 12) for _, _, d in segment_projections(np.array([0.0, 1.0, 0.0, 0.0]))]
+    [0.5, 0.5]
+    """
+    out = []
+    for start, end in THETA_SEGMENTS:
+        v = end - start
+        s = np.asarray(ops.clip(((x - start) @ v) / (v @ v), 0.0, 1.0))
+        q = start + s[..., None] * v
+        out.append((s, q, ops.total(ops.square(x - q))))
+    return out
+
+
+def theta_distance_of_point(x: Any, ops: Arithmetic = FLOAT64) -> Any:
+    """Distance from points ``x`` (last axis of length 4) to Theta; generic, no validation.
+
+    ``sqrt(min_k |x - q_k|^2)`` over the two segment projections
+    (:func:`segment_projections`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms.theta import theta_distance_of_point
+    >>> round(float(theta_distance_of_point(np.array([0.0, 1.0, 0.0, 0.0]))), 12)
+    0.707106781187
+    """
+    (_, _, d0), (_, _, d1) = segment_projections(x, ops)
+    return ops.sqrt(ops.minimum(d0, d1))
+
+
 def theta_projection(p: Profile | ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Return the nearest point of Theta to ``p`` and its parameter ``t``.
 
@@ -174,12 +232,8 @@ def theta_projection(p: Profile | ArrayLike) -> tuple[NDArray[np.float64], NDArr
     best = None
     best_d = None
     best_s = None
-    for k, (start, end) in enumerate(THETA_SEGMENTS):
-        v = end - start
-        s = np.clip(((x - start) @ v) / (v @ v), 0.0, 1.0)
-        q = start + s[..., None] * v
-        dist = np.sum((x - q) ** 2, axis=-1)
-        # parameter: on segment 0, c = (1 - s)... c = 1 - s  (t = sqrt(c) >= 0);
+    for k, (s, q, dist) in enumerate(segment_projections(x)):
+        # parameter: on segment 0, c = 1 - s (t = sqrt(c) >= 0);
         # on segment 1, d = s (t = -sqrt(d) <= 0)
         t = np.sqrt(1.0 - s) if k == 0 else -np.sqrt(s)
         if best is None:
@@ -210,7 +264,5 @@ def theta_distance(p: Profile | ArrayLike) -> float | NDArray[np.float64]:
     >>> round(theta_distance([0.0, 1.0, 0.0, 0.0]), 12)  # vertex b = 1 to M
     0.707106781187
     """
-    x = _as_points(p)
-    q, _ = theta_projection(x)
-    dist = np.sqrt(np.sum((x - q) ** 2, axis=-1))
+    dist = theta_distance_of_point(_as_points(p))
     return float(dist) if np.ndim(dist) == 0 else dist

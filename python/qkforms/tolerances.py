@@ -14,6 +14,9 @@ name                       value      meaning
                                       no Cholesky factor) is factored by Householder QR
 ``SPECTRAL_TYPE_RADIUS``   ``0.02``   radius of the Type II neighbourhood, ``c_S + d_S <= r``
                                       (THEORY §7.5)
+``NEAR_THETA``             ``0.05``   a head is "near Θ" when ``theta_dist <= NEAR_THETA``
+                                      (survey summary, observation tables; with
+                                      ``--certify`` only when ``theta_dist_hi`` is)
 =========================  =========  ==========================================================
 
 The survey records them in ``manifest.json`` (``thresholds``), and a resumed run refuses
@@ -28,7 +31,14 @@ Examples
 
 from __future__ import annotations
 
-__all__ = ["DENSE_TOL", "PIVOT_LIMIT", "REDUCED_TOL", "SPECTRAL_TYPE_RADIUS", "thresholds"]
+__all__ = [
+    "DENSE_TOL",
+    "NEAR_THETA",
+    "PIVOT_LIMIT",
+    "REDUCED_TOL",
+    "SPECTRAL_TYPE_RADIUS",
+    "thresholds",
+]
 
 #: Relative zero threshold for full N x N spectra (THEORY §3, "numerical version").
 DENSE_TOL = 1e-7
@@ -40,6 +50,9 @@ REDUCED_TOL = 1e-9
 PIVOT_LIMIT = 1e-8
 #: Radius of the Type II neighbourhood of the symmetric profile (THEORY §7.5).
 SPECTRAL_TYPE_RADIUS = 0.02
+#: Distance to Θ below which a head counts as near Θ (a reporting threshold: it does not
+#: change any number of heads.parquet, so it is not among :func:`thresholds`).
+NEAR_THETA = 0.05
 
 
 def thresholds() -> dict[str, float]:

@@ -7,7 +7,9 @@ the Cayley transform.
 
 Main entry points: :func:`signature`, :func:`head_signature`, :func:`rank`,
 :func:`stacked_is_surjective`, :func:`cayley_orthogonal`, :func:`profile`,
-:func:`profile_from_spectrum`, :func:`hp_decomposition`.
+:func:`profile_from_spectrum`, :func:`hp_decomposition`, and the certified enclosures
+:func:`enclose` (interval bounds, guaranteed by ball arithmetic, of a head's profile,
+symmetric energy, pairing score, ``rho`` and distance to Theta; docs/certified.md).
 
 Examples
 --------
@@ -22,14 +24,17 @@ Profile(a=0.0, b=1.0, c=0.0, d=0.0)
 
 from __future__ import annotations
 
+from qkforms.exact.balls import Interval
 from qkforms.exact.constructions import (
     diagonal,
+    head_with_rational_spectrum,
     integer_matrix,
     random_form,
     random_head,
     random_spectrum,
     symmetric_with_spectrum,
 )
+from qkforms.exact.enclosure import CERTIFIED_STATS, Enclosure, decide, enclose, enclose_layer
 from qkforms.exact.faces import (
     commute,
     has_symmetric_spectrum,
@@ -82,19 +87,28 @@ from qkforms.exact.signature import (
     stacked_matrix,
     symmetric_head_form,
 )
+from qkforms.exact.verified_spectrum import SpectrumEnclosure, enclose_spectrum
 
 __all__ = [
+    "CERTIFIED_STATS",
+    "Enclosure",
     "ExactProfile",
+    "Interval",
     "IrrationalSpectrumError",
     "NotRationalError",
     "PairingQuantities",
     "Signature",
+    "SpectrumEnclosure",
     "as_fraction",
     "cayley_orthogonal",
     "charpoly",
     "commute",
+    "decide",
     "descartes_counts",
     "diagonal",
+    "enclose",
+    "enclose_layer",
+    "enclose_spectrum",
     "energies",
     "exact_lobes",
     "fraction_matrix",
@@ -103,6 +117,7 @@ __all__ = [
     "gram_operator",
     "has_symmetric_spectrum",
     "head_signature",
+    "head_with_rational_spectrum",
     "hp_decomposition",
     "integer_matrix",
     "is_nsd",

@@ -35,6 +35,7 @@ __all__ = [
     "random_spectrum",
     "random_form",
     "random_head",
+    "head_with_rational_spectrum",
     "HeadKind",
 ]
 
@@ -183,3 +184,54 @@ def random_head(rng: np.random.Generator, n: int, N: int, kind: HeadKind = "surj
     W_K = flint.fmpq_mat(n, N, [int(v) for v in M[:n].ravel()])
     W_Q = flint.fmpq_mat(n, N, [int(v) for v in M[n:].ravel()])
     return W_Q, W_K
+
+
+def head_with_rational_spectrum(
+    t: Sequence[Any], N: int, rng: np.random.Generator, *, height: int = 2
+) -> tuple[flint.fmpq_mat, flint.fmpq_mat, list[Fraction]]:
+    """A rational head with surjective stacked map whose ``S`` has a known rational spectrum.
+
+    For positive rationals ``t_1, ..., t_n`` (``n = len(t)``, ``N >= 2n``) the head has
+    ``S = sym(W_K^T W_Q)`` with eigenvalues ``t_i/2`` and ``-1/(2 t_i)`` and ``N - 2n``
+    zeros. Construction: with ``c_i = (t_i - 1/t_i)/2``, a random rational orthogonal
+    ``U`` and skew ``T`` (``n x n``), ``C = U^T diag(c) U`` and ``W_K^0 = [I_n, 0]``,
+    ``W_Q^0 = [C + T, I_n]`` give ``S^0 = [[C, I/2], [I/2, 0]]``, whose eigenvalues are
+    those of ``[[c_i, 1/2], [1/2, 0]]``, i.e. ``(c_i +- sqrt(c_i^2 + 1))/2 = t_i/2,
+    -1/(2 t_i)``; ``[W_K^0; W_Q^0]`` is unit triangular (rank ``2n``). The head is then
+    padded to ``N`` columns, rotated by a random rational orthogonal ``P``
+    (``W -> W P``: ``L -> P^T L P``) and its rows mixed by a random unimodular ``A``
+    (``W_K -> A W_K``, ``W_Q -> A^{-T} W_Q``: ``L`` unchanged). Everything is exact.
+
+    Returns
+    -------
+    (W_Q, W_K, spectrum)
+        ``n x N`` rational matrices and the ``N`` eigenvalues of ``S``.
+
+    Examples
+    --------
+    >>> from qkforms.exact import parts, rational_spectrum, stacked_is_surjective
+    >>> W_Q, W_K, lam = head_with_rational_spectrum([2, "1/3"], 5, np.random.default_rng(0))
+    >>> stacked_is_surjective(W_Q, W_K)
+    True
+    >>> rational_spectrum(parts(W_K.transpose() * W_Q)[0]) == sorted(lam, reverse=True)
+    True
+    """
+    ts = [to_fraction(v) for v in t]
+    n = len(ts)
+    if n == 0 or any(v <= 0 for v in ts):
+        raise ValueError("t must be a nonempty list of positive rationals")
+    if N < 2 * n:
+        raise ValueError(f"a surjective head needs N >= 2n, got N = {N}, n = {n}")
+    c = [(v - 1 / v) / 2 for v in ts]
+    C = symmetric_with_spectrum(c, rng) + random_skew(n, rng, height)
+    eye = diagonal([1] * n)
+    W_Q = flint.fmpq_mat(n, N, [C[i, j] if j < n else (eye[i, j - n] if j < 2 * n else 0)
+                                for i in range(n) for j in range(N)])
+    W_K = flint.fmpq_mat(n, N, [1 if i == j else 0 for i in range(n) for j in range(N)])
+    P = random_orthogonal(N, rng, height)
+    low = np.tril(rng.integers(-height, height + 1, size=(n, n)), -1) + np.eye(n, dtype=int)
+    A = flint.fmpq_mat(n, n, [int(v) for v in low.ravel()])
+    W_K = A * W_K * P
+    W_Q = A.inv().transpose() * W_Q * P
+    lam = [v / 2 for v in ts] + [-1 / (2 * v) for v in ts] + [Fraction(0)] * (N - 2 * n)
+    return W_Q, W_K, lam

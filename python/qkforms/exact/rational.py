@@ -40,6 +40,7 @@ __all__ = [
     "scaled_integer_matrix",
     "is_symmetric",
     "require_symmetric",
+    "float_array_to_integer_array",
     "frob_sq",
     "matrix_shape",
     "modular_image",
@@ -183,18 +184,42 @@ def _dyadic_parts(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     return odd, shift, emin
 
 
-def _float_array_to_integers(A: np.ndarray) -> tuple[list[int], Fraction]:
-    """Exact ``A = scale * Z`` for a finite float array, ``scale`` a power of two."""
+def float_array_to_integer_array(A: np.ndarray) -> tuple[np.ndarray, Fraction]:
+    """Exact ``A = scale * Z`` for a finite float array, ``scale`` a power of two.
+
+    ``Z`` has the shape of ``A``: an int64 array when every entry fits in 62 bits
+    (float16/bf16/float32/quantized data usually does), else an object array of Python
+    ints.
+
+    Raises
+    ------
+    NonFiniteError
+        For NaN or infinite entries.
+
+    Examples
+    --------
+    >>> Z, s = float_array_to_integer_array(np.array([[0.5, -0.75]]))
+    >>> Z.tolist(), Z.dtype.name, s
+    ([[2, -3]], 'int64', Fraction(1, 4))
+    """
     odd, shift, emin = _dyadic_parts(A)
     bits = np.zeros(odd.shape, dtype=np.int64)
     nz = odd != 0
     if np.any(nz):
         bits[nz] = np.floor(np.log2(np.abs(odd[nz]).astype(np.float64))).astype(np.int64) + 1
     if int((bits + shift).max(initial=0)) < 62:
-        flat = (odd << shift).ravel().tolist()
+        Z = odd << shift
     else:
-        flat = [o << s for o, s in zip(odd.ravel().tolist(), shift.ravel().tolist(), strict=True)]
-    return flat, Fraction(2) ** emin
+        Z = np.empty(odd.shape, dtype=object)
+        Z.ravel()[:] = [o << s for o, s in zip(odd.ravel().tolist(), shift.ravel().tolist(),
+                                                strict=True)]
+    return Z, Fraction(2) ** emin
+
+
+def _float_array_to_integers(A: np.ndarray) -> tuple[list[int], Fraction]:
+    """Exact ``A = scale * Z`` for a finite float array, ``scale`` a power of two (flat list)."""
+    Z, scale = float_array_to_integer_array(A)
+    return Z.ravel().tolist(), scale
 
 
 def modular_image(A: MatrixLike, p: int) -> flint.nmod_mat:

@@ -41,13 +41,14 @@ from qkforms.stats.bootstrap import (
 )
 from qkforms.stats.table import Table, as_table
 from qkforms.survey.schema import SPECTRA_COLUMNS, STAT_READ_COLUMNS
-from qkforms.tolerances import SPECTRAL_TYPE_RADIUS
+from qkforms.tolerances import NEAR_THETA, SPECTRAL_TYPE_RADIUS
 
 __all__ = [
     "HEAD_COLUMNS",
     "POOLED",
     "STRONGLY_SYMMETRIC",
     "TABLES",
+    "UNDECIDED",
     "observations",
 ]
 
@@ -57,6 +58,8 @@ POOLED = "ALL"
 STRONGLY_SYMMETRIC = 0.75
 #: columns of heads.parquet that the statistics read (from the schema table)
 HEAD_COLUMNS: tuple[str, ...] = STAT_READ_COLUMNS
+#: label of a head whose certified intervals do not decide a rule (``--certify`` runs)
+UNDECIDED = "undecided"
 #: names of the returned tables, in report order
 TABLES: tuple[str, ...] = (
     "observation1_balance",
@@ -67,6 +70,7 @@ TABLES: tuple[str, ...] = (
     "accumulation_test",
     "spectral_types",
     "spectral_types_sensitivity",
+    "certified",
     "spectral_geometry",
     "families",
     "families_summary",
@@ -85,6 +89,40 @@ def _float(col: Any) -> NDArray[np.float64]:
     for i, v in enumerate(col):
         out[i] = np.nan if v is None else float(v)
     return out
+
+
+def _is_certified(t: Table) -> bool:
+    """Whether the heads carry certified intervals (a ``--certify`` survey)."""
+    if "theta_dist_lo" not in t or "theta_dist_hi" not in t:
+        return False
+    return bool(len(t)) and bool(np.any(~np.isnan(_float(t["theta_dist_lo"]))))
+
+
+def _decisions(t: Table, stats: Sequence[str], rule: Any) -> NDArray[np.object_]:
+    """Per head, the value of a float rule on the certified intervals of ``stats``,
+    or None where the intervals do not decide it (:func:`qkforms.exact.decide`)."""
+    from qkforms.exact.enclosure import decide
+
+    return decide(rule, [_float(t[f"{s}_lo"]) for s in stats],
+                  [_float(t[f"{s}_hi"]) for s in stats])
+
+
+def _certified_labels(t: Table, rule_on_profiles: Any) -> NDArray[np.str_]:
+    """A profile rule (e.g. a spectral-type rule) decided on the boxes of ``a, b, c, d``.
+
+    Heads whose box the rule does not decide get :data:`UNDECIDED`; so do heads whose
+    box reaches ``b = c = d = 0`` (where the symmetric profile is undefined).
+    """
+    lows = np.stack([_float(t[f"{s}_lo"]) for s in "abcd"], axis=1)
+    usable = lows[:, 1:].sum(axis=1) > 0
+    out = np.full(len(t), UNDECIDED, dtype=object)
+    idx = np.flatnonzero(usable)
+    if idx.size:
+        sub = t.take(idx)
+        verdict = _decisions(sub, "abcd", lambda a, b, c, d: rule_on_profiles(
+            np.stack([a, b, c, d], axis=-1)))
+        out[idx] = [UNDECIDED if v is None else str(v) for v in verdict]
+    return np.asarray(out.tolist(), dtype=str) if len(t) else np.asarray([], str)
 
 
 class _Ctx:
@@ -302,8 +340,14 @@ def _sym_energy_table(ok: Table, base: Table, ctx: _Ctx) -> Table:
         _put_median(row, ctx, ("sym", label), "sym_energy", x, g)
         row["sym_energy_mean"] = float(np.nanmean(x)) if len(sub) else np.nan
         _put_median(row, ctx, ("sym", label), "sym_energy_excess", x - theory, g, None)
-        _put_share(row, ctx, ("sym", label), "strongly_symmetric_share",
-                   x >= STRONGLY_SYMMETRIC, g)
+        if _is_certified(ok):
+            verdict = _decisions(sub, ("sym_energy",), lambda v: v >= STRONGLY_SYMMETRIC)
+            strong = np.asarray([v is True for v in verdict], dtype=bool)
+            row["strongly_symmetric_undecided"] = int(sum(v is None for v in verdict))
+        else:
+            strong = x >= STRONGLY_SYMMETRIC
+        row["strongly_symmetric"] = int(strong.sum())
+        _put_share(row, ctx, ("sym", label), "strongly_symmetric_share", strong, g)
         bmask = base["model"] == label if label != POOLED else np.ones(len(base), dtype=bool)
         bsub = base.take(bmask) if len(base) else base
         row["baseline_heads"] = len(bsub)
@@ -387,6 +431,14 @@ def _accumulation_tables(ok: Table, base: Table, ctx: _Ctx) -> tuple[Table, Tabl
         row: dict[str, Any] = {"model": label, "heads": len(sub)}
         dist = _float(sub["theta_dist"])
         _put_median(row, ctx, key, "theta_dist", dist, g)
+        if _is_certified(ok):
+            verdict = _decisions(sub, ("theta_dist",), lambda v: v <= NEAR_THETA)
+            near = np.asarray([v is True for v in verdict], dtype=bool)
+            row["near_theta_undecided"] = int(sum(v is None for v in verdict))
+        else:
+            near = dist <= NEAR_THETA
+        row["near_theta"] = int(near.sum())
+        _put_share(row, ctx, key, "near_theta_share", near, g)
         _put_median(row, ctx, key, "theta_L_dist", _float(sub["theta_L_dist"]), g, None)
         bma = _float(sub["b_minus_a"])
         _put_median(row, ctx, key, "b_minus_a", bma, g)
@@ -460,8 +512,12 @@ def _type_labels(ok: Table, seed: int) -> dict[str, NDArray]:
     from qkforms.stats.types import imbalance_types, kmeans_types, radius_types
 
     prof = np.stack([_float(ok[c]) for c in ("a", "b", "c", "d")], axis=1)
-    labels = {"radius": radius_types(prof, SPECTRAL_TYPE_RADIUS),
-              "imbalance": imbalance_types(prof)}
+    if _is_certified(ok):  # a head has a type only when its intervals decide it
+        labels = {"radius": _certified_labels(ok, lambda q: radius_types(q, SPECTRAL_TYPE_RADIUS)),
+                  "imbalance": _certified_labels(ok, imbalance_types)}
+    else:
+        labels = {"radius": radius_types(prof, SPECTRAL_TYPE_RADIUS),
+                  "imbalance": imbalance_types(prof)}
     km = np.empty(len(ok), dtype=object)
     models = ok["model"]
     for m in _ordered_unique(models.tolist()):
@@ -476,7 +532,14 @@ def _types_tables(ok: Table, labels: dict[str, NDArray], ctx: _Ctx) -> tuple[Tab
 
     rows, sens = [], []
     c, d = _float(ok["c"]), _float(ok["d"])
-    parity = c > d
+    certified = _is_certified(ok)
+    parity_undecided = np.zeros(len(ok), dtype=bool)
+    if certified:
+        verdict = _decisions(ok, ("c", "d"), lambda cc, dd: cc > dd)
+        parity = np.asarray([v is True for v in verdict], dtype=bool)
+        parity_undecided = np.asarray([v is None for v in verdict], dtype=bool)
+    else:
+        parity = c > d
     prof = np.stack([_float(ok[k]) for k in ("a", "b", "c", "d")], axis=1)
     survey_types = ok.get("spectral_type")
     for label, mask, groups in _scopes(ok["model"]):
@@ -490,9 +553,13 @@ def _types_tables(ok: Table, labels: dict[str, NDArray], ctx: _Ctx) -> tuple[Tab
             row: dict[str, Any] = {"model": label, "rule": rule, "heads": int(mask.sum())}
             for t in TYPES:
                 row[f"n_{t}"] = int(np.sum(lab == t))
+            if certified:
+                row["n_undecided"] = int(np.sum(lab == UNDECIDED))
             for t in TYPES:
                 _put_share(row, ctx, ("types", label, rule), f"share_{t}", lab == t, g)
             _put_share(row, ctx, ("types", label, rule), "parity_plus_share", parity[mask], g)
+            if certified:
+                row["parity_undecided"] = int(parity_undecided[mask].sum())
             row["kmeans_best_k"] = best_k if rule == "kmeans" else None
             if rule == "radius" and survey_types is not None:
                 st = np.asarray([str(v) for v in survey_types[mask]])
@@ -500,14 +567,67 @@ def _types_tables(ok: Table, labels: dict[str, NDArray], ctx: _Ctx) -> tuple[Tab
                            st == lab, g)
             rows.append(row)
         for r in RADII:
-            lab = radius_types(prof[mask], r) if mask.any() else np.asarray([], str)
+            if not mask.any():
+                lab = np.asarray([], str)
+            elif certified:
+                lab = _certified_labels(ok.take(mask), lambda q, r=r: radius_types(q, r))
+            else:
+                lab = radius_types(prof[mask], r)
             row = {"model": label, "radius": r, "heads": int(mask.sum())}
             for t in TYPES:
                 row[f"n_{t}"] = int(np.sum(lab == t))
+            if certified:
+                row["n_undecided"] = int(np.sum(lab == UNDECIDED))
             for t in TYPES:
                 _put_share(row, ctx, ("types-sens", label, r), f"share_{t}", lab == t, g)
             sens.append(row)
     return _rows_to_table(rows), _rows_to_table(sens)
+
+
+#: (column prefix, statistics, rule) of the certified decisions of the ``certified`` table
+CERTIFIED_RULES: tuple[tuple[str, tuple[str, ...], Any], ...] = (
+    ("near_theta", ("theta_dist",), lambda x: x <= NEAR_THETA),
+    ("strongly_symmetric", ("sym_energy",), lambda x: x >= STRONGLY_SYMMETRIC),
+    ("face_b0", ("b",), lambda x: x <= 0),
+    ("face_c0", ("c",), lambda x: x <= 0),
+    ("face_d0", ("d",), lambda x: x <= 0),
+    ("cd0", ("c", "d"), lambda c, d: c * d <= 0),
+    ("parity_plus", ("c", "d"), lambda c, d: c > d),
+)
+
+
+def _certified_table(ok: Table, types_radius: NDArray) -> Table:
+    """Decided / undecided counts of every threshold rule (``--certify`` runs; else empty)."""
+    from qkforms.exact.enclosure import CERTIFIED_STATS
+
+    if not _is_certified(ok):
+        return Table()
+    verdicts = {name: _decisions(ok, stats, rule) for name, stats, rule in CERTIFIED_RULES}
+    lo = {s: _float(ok[f"{s}_lo"]) for s in CERTIFIED_STATS}
+    hi = {s: _float(ok[f"{s}_hi"]) for s in CERTIFIED_STATS}
+    method = ok.get("certify_method")
+    rows = []
+    for label, mask, _ in _scopes(ok["model"]):
+        certified = mask & ~np.isnan(lo["theta_dist"])
+        row: dict[str, Any] = {"model": label, "heads": int(mask.sum()),
+                               "heads_certified": int(certified.sum())}
+        if method is not None:
+            m = np.asarray([str(v) for v in method], dtype=object)
+            row["method_rump"] = int(np.sum(mask & (m == "rump")))
+            row["method_charpoly"] = int(np.sum(mask & (m == "charpoly")))
+        widths = [hi[s][mask] - lo[s][mask] for s in CERTIFIED_STATS]
+        finite = np.concatenate([w[np.isfinite(w)] for w in widths]) if widths else np.zeros(0)
+        row["max_width"] = float(finite.max()) if finite.size else np.nan
+        for name, _, _ in CERTIFIED_RULES:
+            v = verdicts[name][mask]
+            row[f"{name}_yes"] = int(sum(x is True for x in v))
+            row[f"{name}_no"] = int(sum(x is False for x in v))
+            row[f"{name}_undecided"] = int(sum(x is None for x in v))
+        lab = types_radius[mask]
+        for t in ("I+", "II", "I-", UNDECIDED):
+            row[f"type_{t}"] = int(np.sum(lab == t))
+        rows.append(row)
+    return _rows_to_table(rows)
 
 
 def _geometry_table(hs: Table, ctx: _Ctx) -> Table:
@@ -622,6 +742,8 @@ def _by_layer_table(ok: Table, base: Table, types_radius: NDArray, ctx: _Ctx) ->
             lab = types_radius[mask]
             for t in ("I+", "II", "I-"):
                 row[f"n_{t}"] = int(np.sum(lab == t))
+            if np.any(lab == UNDECIDED):
+                row["n_undecided"] = int(np.sum(lab == UNDECIDED))
             if len(base):
                 bmask = (b_models == m) & (b_layers == layer)
                 for name in ("sym_energy", "pairing", "theta_dist"):
@@ -732,6 +854,7 @@ def observations(
     tables["accumulation"], tables["accumulation_test"] = _accumulation_tables(ok, base, ctx)
     tables["spectral_types"], tables["spectral_types_sensitivity"] = _types_tables(
         ok_eig, labels, ctx)
+    tables["certified"] = _certified_table(ok, labels["radius"])
     tables["spectral_geometry"] = _geometry_table(hs, ctx)
     tables["families"], tables["families_summary"] = _families_tables(hs, ctx)
     tables["by_layer"] = _by_layer_table(ok, base, labels["radius"], ctx)

@@ -16,7 +16,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from qkforms.stats.observations import STRONGLY_SYMMETRIC
 from qkforms.stats.table import Table
+from qkforms.tolerances import NEAR_THETA, SPECTRAL_TYPE_RADIUS
 
 __all__ = ["MARKDOWN_SECTIONS", "render_markdown", "write_tables"]
 
@@ -62,6 +64,15 @@ MARKDOWN_SECTIONS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("spectral_types_sensitivity", "Spectral types: sensitivity to the radius",
      "Counts of the `radius` rule for r in 0.01, 0.02, 0.03, 0.05, 0.10.",
      ("model", "radius", "n_I+", "n_II", "n_I-", "share_II")),
+    ("certified", "Certified decisions (`--certify`)",
+     "Heads counted against each threshold only when their certified intervals decide it "
+     f"(docs/certified.md); `undecided` heads are neither. Near Θ: distance ≤ {NEAR_THETA:g}; "
+     f"strongly symmetric: 1 − a ≥ {STRONGLY_SYMMETRIC:g}; faces: b = 0, c = 0, d = 0 "
+     f"exactly; types: radius rule (r = {SPECTRAL_TYPE_RADIUS:g}).",
+     ("model", "heads", "heads_certified", "max_width", "near_theta_yes", "near_theta_no",
+      "near_theta_undecided", "strongly_symmetric_yes", "strongly_symmetric_undecided",
+      "face_c0_yes", "face_d0_yes", "cd0_undecided", "type_I+", "type_II", "type_I-",
+      "type_undecided")),
     ("spectral_geometry", "Observations 7–9 — spectral geometry",
      "Mode ratio τ/√(|μ|ν) and shape ratio k_T/√(k₊k₋) over heads with all three gamma "
      "shapes > 1 (excluded heads counted), sorted-spectra correlation and the "

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from qkforms.survey.schema import HEADS_COLUMNS
+from qkforms.survey.schema import CERTIFY_COLUMNS, HEADS_COLUMNS
 
 __all__ = ["rows_from_spectrum", "survey_rows"]
 
@@ -52,6 +52,7 @@ def survey_rows(
     *,
     heads_per_layer: int | None = None,
     exact_certified: bool | None = None,
+    certify: bool = False,
 ) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
     """heads/spectra columns for :class:`qkforms.Head` objects, layer-major.
 
@@ -64,6 +65,8 @@ def survey_rows(
         Heads per layer (default: all in layer 0).
     exact_certified : bool, optional
         Value of the ``exact_certified`` column (``None``: not checked).
+    certify : bool
+        Fill the ``--certify`` columns with :func:`qkforms.exact.enclose` (else null).
 
     Examples
     --------
@@ -88,6 +91,11 @@ def survey_rows(
                "status": "ok", "error": None, "exact_certified": exact_certified}
         row.update(_stat_row(sp.eig_S[0], float(sp.norm_sq[0]), max(float(sp.skew_sq[0]), 0.0),
                              float(sp.trace[0]), sp.sv_L_sq[0], N, n))
+        if certify:
+            from qkforms.exact import enclose
+            from qkforms.survey.tables import certify_columns
+
+            row.update({k: v[0] for k, v in certify_columns([enclose(head)]).items()})
         _append(hcols, _order(row))
         _append(scols, {"model": model, "layer": layer, "head": index,
                         "eig_S": sp.eig_S[0].tolist(), "sv_T": sp.sv_T[0].tolist(),
@@ -133,4 +141,5 @@ def rows_from_spectrum(
 
 
 def _order(row: dict[str, Any]) -> dict[str, Any]:
-    return {k: row[k] for k in HEADS_COLUMNS}
+    """The row in file order; the ``--certify`` columns are null unless given."""
+    return {k: row.get(k) if k in CERTIFY_COLUMNS else row[k] for k in HEADS_COLUMNS}

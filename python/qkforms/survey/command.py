@@ -2,8 +2,8 @@
 
 Usage::
 
-    qkforms survey [SOURCE ...] [--out DIR] [--exact] [--resume] [--fold-norm]
-                   [--workers K] [--threads T] [--layers SEL ...]
+    qkforms survey [SOURCE ...] [--out DIR] [--exact] [--certify] [--resume]
+                   [--fold-norm] [--workers K] [--threads T] [--layers SEL ...]
 
 SOURCE defaults to ``smollm2`` (SmolLM2-135M-Instruct as shipped on PyPI); any source
 accepted by :func:`qkforms.models.load` works. See ``docs/survey.md`` for the outputs.
@@ -52,6 +52,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default="auto",
         help="auto: exact rank certificate + Sylvester's law (fast); charpoly: Descartes' rule "
         "on the exact characteristic polynomial of J G (about 1 s per head at N=576, n=64)",
+    )
+    parser.add_argument(
+        "--certify",
+        action="store_true",
+        help="certified intervals (<stat>_lo, <stat>_hi) of every head's a, b, c, d, 1 - a, "
+        "pairing, rho and distance to Theta; the observation tables then count a head "
+        "against a threshold only when its interval decides it (docs/certified.md)",
+    )
+    parser.add_argument(
+        "--certify-method",
+        choices=("auto", "charpoly"),
+        default="auto",
+        help="auto: verified float eigenvectors + Weyl/Ostrowski bounds in ball arithmetic "
+        "(about 0.05 s per head at N=576, n=64); charpoly: root isolation of the exact "
+        "characteristic polynomial (about 0.5 s per head)",
     )
     parser.add_argument(
         "--resume",
@@ -104,6 +119,7 @@ def _argv(args: argparse.Namespace) -> list[str]:
         flag
         for flag, on in (
             ("--exact", args.exact),
+            ("--certify", args.certify),
             ("--resume", args.resume),
             ("--fold-norm", args.fold_norm),
         )
@@ -111,6 +127,8 @@ def _argv(args: argparse.Namespace) -> list[str]:
     ]
     if args.exact and args.exact_method != "auto":
         out += ["--exact-method", args.exact_method]
+    if args.certify and args.certify_method != "auto":
+        out += ["--certify-method", args.certify_method]
     out += ["--workers", str(args.workers)]
     if args.threads is not None:
         out += ["--threads", str(args.threads)]
@@ -147,6 +165,8 @@ def run(args: argparse.Namespace) -> int:
         out=args.out,
         exact=args.exact,
         exact_method=args.exact_method,
+        certify=args.certify,
+        certify_method=args.certify_method,
         resume=args.resume,
         fold_norm=args.fold_norm,
         workers=args.workers,
@@ -177,6 +197,10 @@ def run(args: argparse.Namespace) -> int:
     for entry in manifest["models"]:
         s = model_summary(heads, entry["model"])
         cert = "" if s["certified"] is None else f", exact-certified {s['certified']}"
+        if s["enclosed"] is not None:
+            cert += (f", certified intervals for {s['enclosed']} (max width "
+                     f"{s['max_width']:.1e}, near Theta: {s['near_theta']} certain, "
+                     f"{s['near_theta_undecided']} undecided)")
         print(
             f"{entry['model']}: {s['heads']} heads, {s['ok']} ok, {s['failed']} failed, "
             f"balanced {s['balanced']}{cert} "

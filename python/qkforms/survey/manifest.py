@@ -30,7 +30,14 @@ if TYPE_CHECKING:
     from qkforms.models import Model
     from qkforms.survey.runner import SurveyOptions
 
-__all__ = ["ModelRun", "certification_text", "check_resume", "manifest", "run_fingerprint"]
+__all__ = [
+    "ModelRun",
+    "certification_text",
+    "certify_text",
+    "check_resume",
+    "manifest",
+    "run_fingerprint",
+]
 
 @dataclass
 class ModelRun:
@@ -94,6 +101,27 @@ def certification_text(exact: bool, method: str) -> str | None:
             + how)
 
 
+def certify_text(certify: bool, method: str) -> str | None:
+    """What the ``<stat>_lo``/``<stat>_hi`` columns mean for this run (None without ``--certify``).
+
+    Examples
+    --------
+    >>> certify_text(False, "auto") is None, certify_text(True, "auto").startswith("<stat>_lo")
+    (True, True)
+    """
+    if not certify:
+        return None
+    how = ("method auto: float64 generalized eigenvectors of (G J G / 2, G) certified in Arb "
+           "ball arithmetic (Weyl and Ostrowski bounds), root isolation of the exact "
+           "characteristic polynomial as fallback" if method == "auto" else
+           "method charpoly: root isolation (Arb) of the exact characteristic polynomial "
+           "of J G (Lemma 10)")
+    return ("<stat>_lo <= true value <= <stat>_hi for a, b, c, d, sym_energy, pairing, rho "
+            "and theta_dist of the stored weights as decoded by the loader to float64 "
+            "(exact Gram blocks and energies, certified eigenvalues of S, the float "
+            "formulas evaluated in ball arithmetic; docs/certified.md); " + how)
+
+
 def manifest(models: Sequence[Model], srcs: Sequence[str | None], runs: Sequence[ModelRun],
              opts: SurveyOptions, heads: Any, argv: Sequence[str] | None,
              version: str) -> dict[str, Any]:
@@ -126,6 +154,7 @@ def manifest(models: Sequence[Model], srcs: Sequence[str | None], runs: Sequence
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "argv": list(argv) if argv is not None else None,
         "options": {"exact": opts.exact, "exact_method": opts.exact_method,
+                    "certify": opts.certify, "certify_method": opts.certify_method,
                     "resume": opts.resume, "fold_norm": opts.fold_norm,
                     "workers": opts.workers, "threads": opts.compute_threads(),
                     "layers": opts.layers},
@@ -133,5 +162,6 @@ def manifest(models: Sequence[Model], srcs: Sequence[str | None], runs: Sequence
         "environment": {"python": platform.python_version(), "numpy": np.__version__,
                         "pyarrow": pa.__version__, "platform": platform.platform()},
         "certification": certification_text(opts.exact, opts.exact_method),
+        "certified_enclosures": certify_text(opts.certify, opts.certify_method),
         "models": entries,
     }

@@ -5,7 +5,9 @@ the loader (:func:`~qkforms.survey.parallel.prefetched`: the next layer is read 
 the current one is computed), computes every head of a layer in one batch through the
 Gram engine (:func:`qkforms.gram.layer_spectra`, in slices over compute threads) and
 the per-head statistics (:func:`~qkforms.survey.statistics.head_columns`), optionally
-certifies Theorem 3 exactly per head (:func:`qkforms.exact.head_signature`), and writes
+certifies Theorem 3 exactly per head (:func:`qkforms.exact.head_signature`) and
+encloses each head's statistics in certified intervals (:func:`qkforms.exact.enclose_layer`,
+``--certify``), and writes
 an atomic part per layer (:mod:`qkforms.survey.store`, tables from
 :mod:`qkforms.survey.tables`). Then the parts are merged into ``heads.parquet``,
 ``spectra.parquet`` and (RoPE models) ``factors/<model>.npz``, and ``manifest.json``
@@ -86,6 +88,14 @@ class SurveyOptions:
         heads; ``"charpoly"`` always by Descartes' rule on the exact characteristic
         polynomial of ``J G`` (independent of the theorem, about 1 s per head at
         ``(576, 64)``).
+    certify : bool
+        Certified enclosures of every ok head's profile, ``1 - a``, pairing score, ``rho``
+        and distance to Θ (:func:`qkforms.exact.enclose_layer`; the ``<stat>_lo``,
+        ``<stat>_hi`` columns; docs/certified.md).
+    certify_method : {"auto", "charpoly"}
+        Eigenvalue certificate: ``"auto"`` (verified float eigenvectors with Weyl and
+        Ostrowski bounds, exact root isolation as fallback) or ``"charpoly"`` (always
+        root isolation of the exact characteristic polynomial; about ten times slower).
     resume : bool
         Keep the complete parts of an earlier (interrupted) run with the same options.
     fold_norm : bool
@@ -104,6 +114,8 @@ class SurveyOptions:
     out: Path = Path("survey-out")
     exact: bool = False
     exact_method: str = "auto"
+    certify: bool = False
+    certify_method: str = "auto"
     resume: bool = False
     fold_norm: bool = False
     workers: int = 1
@@ -120,6 +132,8 @@ class SurveyOptions:
     def fingerprint(self) -> dict[str, object]:
         """The options that change the numbers (must match to resume)."""
         return {"exact": self.exact, "exact_method": self.exact_method if self.exact else None,
+                "certify": self.certify,
+                "certify_method": self.certify_method if self.certify else None,
                 "fold_norm": self.fold_norm}
 
 
@@ -236,6 +250,31 @@ def _certify(W_Q: np.ndarray, W_K: np.ndarray, gamma: np.ndarray | None, n: int,
     return tuple(head_signature(W_Q, W_K, method=method)) == (n, n, N - 2 * n)
 
 
+def _enclosures(W_Q: np.ndarray, W_K: np.ndarray, kv_index: np.ndarray,
+                valid: np.ndarray, method: str) -> list[Any]:
+    """Certified enclosures of the valid heads (None for the others)."""
+    from qkforms.errors import ZeroFormError
+    from qkforms.exact import enclose_layer
+
+    out: list[Any] = [None] * int(kv_index.shape[0])
+    idx = np.flatnonzero(valid)
+    if idx.size == 0:
+        return out
+    try:
+        encs = enclose_layer(W_Q[idx], W_K, kv_index[idx], method=method)
+    except ZeroFormError:  # some head has L = 0: certify the heads one by one
+        encs = []
+        for h in idx:
+            try:
+                encs.append(enclose_layer(W_Q[h:h + 1], W_K, kv_index[h:h + 1],
+                                          method=method)[0])
+            except ZeroFormError:
+                encs.append(None)
+    for h, enc in zip(idx, encs, strict=True):
+        out[int(h)] = enc
+    return out
+
+
 def process_layer(
     lw: LayerWeights | UnreadLayer,
     info: ModelInfo,
@@ -243,6 +282,8 @@ def process_layer(
     model: str,
     exact: bool = False,
     exact_method: str = "auto",
+    certify: bool = False,
+    certify_method: str = "auto",
     gamma: np.ndarray | None = None,
     keep_factors: bool = False,
     failure: str | None = None,
@@ -261,6 +302,11 @@ def process_layer(
         Value of the ``model`` column.
     exact : bool
         Certify each head exactly (``exact_certified``; None when not asked).
+    certify : bool
+        Certified enclosures of each ok head's statistics (the ``<stat>_lo``,
+        ``<stat>_hi`` columns; null when not asked).
+    certify_method : {"auto", "charpoly"}
+        See :class:`SurveyOptions`.
     gamma : ndarray, optional
         Norm gain folded into the weights (``W <- W diag(gamma)``).
     keep_factors : bool
@@ -279,11 +325,17 @@ def process_layer(
     >>> rng = np.random.default_rng(0)
     >>> lw = SimpleNamespace(layer=0, W_Q=rng.standard_normal((2, 2, 9)),
     ...                      W_K=rng.standard_normal((1, 2, 9)), kv_index=np.array([0, 0]))
-    >>> res = process_layer(lw, SimpleNamespace(N=9, n=2), model="toy", exact=True)
+    >>> res = process_layer(lw, SimpleNamespace(N=9, n=2), model="toy", exact=True,
+    ...                     certify=True)
     >>> res.heads.column("n_zero").to_pylist(), res.heads.column("exact_certified").to_pylist()
     ([5, 5], [True, True])
+    >>> t = res.heads
+    >>> all(lo <= v <= hi for lo, v, hi in zip(t.column("a_lo").to_pylist(),
+    ...                                         t.column("a").to_pylist(),
+    ...                                         t.column("a_hi").to_pylist()))
+    True
     """
-    from qkforms.survey.tables import heads_table, spectra_table
+    from qkforms.survey.tables import certify_columns, heads_table, spectra_table
 
     t0 = time.perf_counter()
     N, n = int(info.N), int(info.n)
@@ -307,14 +359,24 @@ def process_layer(
             if np.isfinite(lw.W_Q[h]).all() and np.isfinite(lw.W_K[g]).all():
                 certified[h] = _certify(lw.W_Q[h], lw.W_K[g], gamma, n, N, exact_method)
     t2 = time.perf_counter()
-    heads = heads_table(model, lw.layer, kv_index, N, n, sp.error, cols, certified)
+    certify_cols = None
+    if certify and failure is None and not isinstance(lw, UnreadLayer):
+        W_Q, W_K = lw.W_Q, lw.W_K
+        if gamma is not None:  # the folded float64 weights, exactly as surveyed
+            W_Q, W_K = W_Q * gamma, W_K * gamma
+        certify_cols = certify_columns(
+            _enclosures(W_Q, W_K, kv_index, cols["valid"], certify_method))
+    t3 = time.perf_counter()
+    heads = heads_table(model, lw.layer, kv_index, N, n, sp.error, cols, certified,
+                        certify_cols)
     spectra = spectra_table(model, lw.layer, sp, cols["valid"])
     factors = None
     if keep_factors:
         assert sp.Q_red is not None and sp.K_red is not None
         factors = {"Q_red": sp.Q_red, "K_red": sp.K_red}
     return LayerResult(heads, spectra, factors, {
-        "compute_s": t1 - t0, "exact_s": t2 - t1, "table_s": time.perf_counter() - t2,
+        "compute_s": t1 - t0, "exact_s": t2 - t1, "certify_s": t3 - t2,
+        "table_s": time.perf_counter() - t3,
     })
 
 
@@ -345,7 +407,8 @@ def _layer_result(model: Model, layer: int, lw: LayerWeights | None, failure: st
                              failure=failure or "layer could not be read")
     gamma = gammas.get(layer) if gammas is not None else None
     return process_layer(lw, info, model=label, exact=opts.exact,
-                         exact_method=opts.exact_method, gamma=gamma,
+                         exact_method=opts.exact_method, certify=opts.certify,
+                         certify_method=opts.certify_method, gamma=gamma,
                          keep_factors=keep_factors, failure=failure,
                          threads=opts.compute_threads())
 
@@ -407,7 +470,8 @@ def _survey_model(model: Model, source: str | None, key: str, label: str, opts: 
     gammas = None
     if opts.fold_norm:
         gammas = {layer: norm_gain(model, layer) for layer in todo}
-    totals = {"read_s": 0.0, "compute_s": 0.0, "exact_s": 0.0, "table_s": 0.0, "write_s": 0.0}
+    totals = {"read_s": 0.0, "compute_s": 0.0, "exact_s": 0.0, "certify_s": 0.0, "table_s": 0.0,
+              "write_s": 0.0}
 
     def add(timings: dict[str, float]) -> None:
         for k, v in timings.items():

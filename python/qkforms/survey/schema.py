@@ -25,9 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from qkforms.exact.enclosure import CERTIFIED_STATS
 from qkforms.tolerances import REDUCED_TOL, SPECTRAL_TYPE_RADIUS
 
 __all__ = [
+    "CERTIFY_COLUMNS",
     "FLOAT_COLUMNS",
     "HEADS",
     "HEADS_COLUMNS",
@@ -61,7 +63,8 @@ class Column:
         One line of Markdown for the docs.
     source : str
         What fills it: ``"id"`` (the run), ``"stat"`` (the per-head statistics function),
-        ``"exact"`` (exact certification) or ``"spectra"`` (the Gram engine).
+        ``"exact"`` (exact certification), ``"certify"`` (certified enclosures,
+        ``--certify``) or ``"spectra"`` (the Gram engine).
     """
 
     name: str
@@ -140,6 +143,15 @@ HEADS: tuple[Column, ...] = (
     Column("exact_certified", "bool", True,
            "`--exact`: the exact signature is `(n, n, N − 2n)`; null without `--exact` "
            "or for non-finite weights", "exact"),
+    *(Column(f"{stat}_{end}", "double", True,
+             f"`--certify`: guaranteed {word} bound of `{stat}` for the stored weights "
+             "(docs/certified.md); null without `--certify`, for failed heads, or when "
+             "undefined", "certify")
+      for stat in CERTIFIED_STATS for end, word in (("lo", "lower"), ("hi", "upper"))),
+    Column("certify_method", "string", True,
+           '`--certify`: how the eigenvalues of S were enclosed, `"rump"` (verified float '
+           'eigenvectors, Weyl and Ostrowski) or `"charpoly"` (root isolation of the exact '
+           "characteristic polynomial)", "certify"),
 )
 
 #: every column of spectra.parquet (one row per ok head), in file order
@@ -165,10 +177,13 @@ INT_COLUMNS: tuple[str, ...] = tuple(c.name for c in HEADS
 #: floating-point statistics (computed by the per-head statistics function)
 FLOAT_COLUMNS: tuple[str, ...] = tuple(c.name for c in HEADS
                                        if c.source == "stat" and c.type == "double")
+#: the columns filled by ``--certify`` (``<stat>_lo``, ``<stat>_hi``, ``certify_method``)
+CERTIFY_COLUMNS: tuple[str, ...] = tuple(c.name for c in HEADS if c.source == "certify")
 #: the heads.parquet columns the observation statistics read (all but the run's
-#: bookkeeping: kv_head, error, exact_certified)
+#: bookkeeping: kv_head, error, exact_certified; the certify columns are optional)
 STAT_READ_COLUMNS: tuple[str, ...] = tuple(
-    c for c in HEADS_COLUMNS if c not in ("kv_head", "error", "exact_certified"))
+    c for c in HEADS_COLUMNS
+    if c not in ("kv_head", "error", "exact_certified") and c not in CERTIFY_COLUMNS)
 
 
 def heads_schema() -> Any:

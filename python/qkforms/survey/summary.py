@@ -1,8 +1,10 @@
 """``summary.md``: one short table per surveyed model.
 
 Per model: heads, heads with status ok / failed, balanced heads (signature
-``(n, n, N - 2n)`` by the float count), exact-certified heads (with ``--exact``),
-spectral type counts, and medians (over ok heads) of the main statistics.
+``(n, n, N - 2n)`` by the float count), exact-certified heads (with ``--exact``), heads
+with certified intervals and how many are certainly near Θ or undecided (with
+``--certify``), spectral type counts, and medians (over ok heads) of the main
+statistics.
 
 Examples
 --------
@@ -57,6 +59,9 @@ def model_summary(heads: Any, model: str) -> dict[str, Any]:
     )
     cert_vals = cols["exact_certified"]
     certified = None if all(v is None for v in cert_vals) else sum(bool(v) for v in cert_vals)
+    enclosed_rows = [i for i in ok if cols.get("theta_dist_lo", [None] * len(status))[i]
+                     is not None]
+    near = _near_theta(cols, enclosed_rows)
     types: dict[str, int] = {}
     for i in ok:
         t = cols["spectral_type"][i]
@@ -73,12 +78,39 @@ def model_summary(heads: Any, model: str) -> dict[str, Any]:
         "failed": len(status) - len(ok),
         "balanced": balanced,
         "certified": certified,
+        "enclosed": len(enclosed_rows) if enclosed_rows else None,
+        "max_width": _max_width(cols, enclosed_rows),
+        "near_theta": near[0],
+        "near_theta_undecided": near[1],
         "types": types,
         "medians": medians,
         "N": cols["N"][0] if status else None,
         "n": cols["n"][0] if status else None,
         "failures": sorted({cols["error"][i] for i, s in enumerate(status) if s != "ok"}),
     }
+
+
+def _near_theta(cols: dict[str, list[Any]], rows: list[int]) -> tuple[int | None, int | None]:
+    """Heads certainly within NEAR_THETA of Θ, and heads undecided, among ``rows``."""
+    from qkforms.exact.enclosure import decide
+    from qkforms.tolerances import NEAR_THETA
+
+    if not rows:
+        return None, None
+    lo = np.array([cols["theta_dist_lo"][i] for i in rows], dtype=np.float64)
+    hi = np.array([cols["theta_dist_hi"][i] for i in rows], dtype=np.float64)
+    verdict = decide(lambda x: x <= NEAR_THETA, [lo], [hi]).tolist()
+    return sum(v is True for v in verdict), sum(v is None for v in verdict)
+
+
+def _max_width(cols: dict[str, list[Any]], rows: list[int]) -> float | None:
+    """Largest interval width over the certified statistics of ``rows``."""
+    from qkforms.exact.enclosure import CERTIFIED_STATS
+
+    widths = [cols[f"{s}_hi"][i] - cols[f"{s}_lo"][i] for s in CERTIFIED_STATS for i in rows
+              if cols[f"{s}_lo"][i] is not None and cols[f"{s}_hi"][i] is not None]
+    finite = [w for w in widths if np.isfinite(w)]
+    return max(finite) if finite else None
 
 
 def _eq(column: Any, value: str) -> Any:
@@ -138,6 +170,15 @@ def write_summary(path: Path, heads: Any, manifest: dict[str, Any]) -> str:
             f"| balanced {expected} (float count) | {s['balanced']} |",
             f"| exact-certified Theorem 3 | {cert} |",
         ]
+        if s["enclosed"] is not None:
+            from qkforms.tolerances import NEAR_THETA
+
+            lines += [
+                f"| certified intervals (max width {s['max_width']:.1e}) | {s['enclosed']} |",
+                f"| certainly within {NEAR_THETA:g} of Θ | {s['near_theta']} |",
+                f"| undecided whether within {NEAR_THETA:g} of Θ | "
+                f"{s['near_theta_undecided']} |",
+            ]
         for t in ("I+", "II", "I-"):
             lines.append(f"| spectral type {t} | {s['types'].get(t, 0)} |")
         lines += ["", "| statistic | median over ok heads |", "|---|---|"]

@@ -2,7 +2,8 @@
 
 The columns and their types come from :mod:`qkforms.survey.schema`; the values from
 the Gram engine (:class:`qkforms.gram.LayerSpectra`), the per-head statistics
-(:func:`qkforms.survey.statistics.head_columns`) and exact certification. pyarrow is
+(:func:`qkforms.survey.statistics.head_columns`), exact certification and the certified
+enclosures (:func:`certify_columns`). pyarrow is
 imported here and only here (besides the store's parquet I/O).
 
 Examples
@@ -22,7 +23,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -30,6 +31,7 @@ from numpy.typing import NDArray
 
 from qkforms.gram import LayerSpectra
 from qkforms.survey.schema import (
+    CERTIFY_COLUMNS,
     FLOAT_COLUMNS,
     INT_COLUMNS,
     SPECTRA,
@@ -40,7 +42,7 @@ from qkforms.survey.schema import (
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["concat_tables", "heads_table", "list_array", "spectra_table"]
+__all__ = ["certify_columns", "concat_tables", "heads_table", "list_array", "spectra_table"]
 
 
 def list_array(values: NDArray[np.float64]) -> pa.ListArray:
@@ -61,7 +63,8 @@ def list_array(values: NDArray[np.float64]) -> pa.ListArray:
 
 def heads_table(model: str, layer: int, kv_index: NDArray[np.int64], N: int, n: int,
                 error: Sequence[str | None], cols: dict[str, NDArray],
-                certified: Sequence[bool | None]) -> pa.Table:
+                certified: Sequence[bool | None],
+                certify: Mapping[str, Sequence[Any]] | None = None) -> pa.Table:
     """The ``heads.parquet`` rows of one layer.
 
     Parameters
@@ -75,6 +78,9 @@ def heads_table(model: str, layer: int, kv_index: NDArray[np.int64], N: int, n: 
         every statistic column).
     certified
         ``exact_certified`` per head (None: not checked).
+    certify
+        The :data:`~qkforms.survey.schema.CERTIFY_COLUMNS` (a list per column, None
+        where not certified); all null when not given (no ``--certify``).
     """
     import pyarrow as pa
 
@@ -98,6 +104,9 @@ def heads_table(model: str, layer: int, kv_index: NDArray[np.int64], N: int, n: 
     for name in FLOAT_COLUMNS:
         data[name] = pa.array(cols[name], mask=inval, type=pa.float64())
     schema = heads_schema()
+    for name in CERTIFY_COLUMNS:
+        values = [None] * n_q if certify is None else list(certify[name])
+        data[name] = pa.array(values, type=schema.field(name).type)
     return pa.table([data[f.name] for f in schema], schema=schema)
 
 
@@ -136,3 +145,31 @@ def concat_tables(parts: Sequence[pa.Table], kind: str) -> pa.Table:
     if parts:
         return pa.concat_tables(parts)
     return (heads_schema() if kind == "heads" else spectra_schema()).empty_table()
+
+
+def certify_columns(enclosures: Sequence[Any]) -> dict[str, list[Any]]:
+    """The :data:`~qkforms.survey.schema.CERTIFY_COLUMNS` of a layer's heads.
+
+    Parameters
+    ----------
+    enclosures
+        Per head, a :class:`qkforms.exact.Enclosure` or None (not certified).
+
+    Examples
+    --------
+    >>> from qkforms.exact import enclose
+    >>> cols = certify_columns([enclose([[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]]), None])
+    >>> cols["certify_method"], cols["a_lo"][1]
+    (['rump', None], None)
+    """
+    import math
+
+    out: dict[str, list[Any]] = {name: [] for name in CERTIFY_COLUMNS}
+    for enc in enclosures:
+        values = {} if enc is None else {
+            **{k: (None if math.isnan(v) else v) for k, v in enc.columns().items()},
+            "certify_method": enc.method,
+        }
+        for name in CERTIFY_COLUMNS:
+            out[name].append(values.get(name))
+    return out

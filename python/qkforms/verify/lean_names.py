@@ -472,6 +472,8 @@ class Evidence:
 
 
 REQUIRED_KEYS = ("source", "commit", "statement", "status")
+#: optional keys: ``why`` and ``fallback`` (required when unsure), ``evidence`` (other
+#: support), ``via`` (the notation or tactic through which the sources use the name)
 
 
 def load_evidence(path: str | Path) -> Evidence:
@@ -565,6 +567,7 @@ def check_evidence(root: str | Path, files: Sequence[str | Path] | None = None,
             if ev.resolve(t) is None:
                 problems.append(EvidenceProblem(
                     evfile, 0, f"[fields] {fname} -> {t}: {t} has no [names] entry"))
+    used: set[str] = set()
     for path in targets:
         p = path if path.is_absolute() else (root / path)
         rel = p.relative_to(root).as_posix() if p.is_relative_to(root) else str(p)
@@ -572,7 +575,42 @@ def check_evidence(root: str | Path, files: Sequence[str | Path] | None = None,
             msg = _problem(u, ev)
             if msg:
                 problems.append(EvidenceProblem(rel, u.line, msg))
+            used.update(_keys_of(u, ev))
+    if not files:
+        # entries no use needs any more (only meaningful when every file was scanned);
+        # entries reached through notation or a tactic say so with `via`
+        for key in sorted(set(ev.names) - used):
+            if not str(ev.names[key].get("via", "")).strip():
+                problems.append(EvidenceProblem(
+                    evfile, 0, f"{key}: no file in lean/QKForms uses it (remove it, or say "
+                    "`via = \"notation …\"` if notation reaches it)"))
+        for fname in sorted(set(ev.fields) - used):
+            problems.append(EvidenceProblem(evfile, 0,
+                                            f"[fields] {fname}: no file in lean/QKForms uses it"))
     return problems
+
+
+def _keys_of(u: NameUse, ev: Evidence) -> set[str]:
+    """The evidence keys (and ``[fields]`` names) a use relies on, for the stale check."""
+    if u.kind == "field":
+        return {u.name} | {k for t in ev.fields.get(u.name, []) if (k := ev.resolve(t))}
+    if u.kind == "case":
+        k = ev.resolve(u.name.split("|", 1)[0])
+        return {k} if k else set()
+    name = u.name.split("(", 1)[0] if u.kind == "arg" else u.name
+    if name.startswith("."):
+        f = name[1:].split(".")[-1]
+        return {f} | {k for t in ev.fields.get(f, []) if (k := ev.resolve(t))}
+    k = ev.resolve(name)
+    if k:
+        return {k}
+    parts = name.split(".")
+    for n in range(len(parts) - 1, 0, -1):
+        k = ev.resolve(".".join(parts[:n]))
+        if k:
+            return {k} | set(parts[n:]) | {t for f in parts[n:] for x in ev.fields.get(f, [])
+                                           if (t := ev.resolve(x))}
+    return set()
 
 
 def _problem(u: NameUse, ev: Evidence) -> str | None:
