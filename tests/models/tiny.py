@@ -129,13 +129,82 @@ TINY_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
 #: architectures with rotary position embeddings (positions matter for q, k)
 ROPE_ARCHS = {"gpt_neox", "llama", "mistral", "qwen2"}
 
+_SMALL = dict(num_hidden_layers=2, intermediate_size=48, vocab_size=64,
+              max_position_embeddings=32)
+#: "eager" experts: the grouped-matmul kernels have no float64 version
+_MOE = dict(num_experts=4, num_experts_per_tok=2, moe_intermediate_size=16,
+            experts_implementation="eager")
 
-def tiny_hf_model(arch: str, *, seed: int = 0, attn: str = "eager") -> Any:
+#: models converted to GGUF by llama.cpp's converter (tests/models/test_models_gguf_archs.py):
+#: case -> (config class, kwargs, GGUF architecture the converter writes)
+GGUF_CONFIGS: dict[str, tuple[str, dict[str, Any], str]] = {
+    "llama": (*TINY_CONFIGS["llama"], "llama"),
+    "mistral": (*TINY_CONFIGS["mistral"], "llama"),
+    "qwen2": (*TINY_CONFIGS["qwen2"], "qwen2"),
+    "qwen2moe": ("Qwen2MoeConfig", dict(hidden_size=32, num_attention_heads=4,
+                                         num_key_value_heads=2, shared_expert_intermediate_size=16,
+                                         **_MOE, **_SMALL), "qwen2moe"),
+    "qwen3": ("Qwen3Config", dict(hidden_size=32, num_attention_heads=4, num_key_value_heads=2,
+                                  head_dim=16, **_SMALL), "qwen3"),
+    "qwen3moe": ("Qwen3MoeConfig", dict(hidden_size=32, num_attention_heads=4,
+                                         num_key_value_heads=2, head_dim=8, **_MOE, **_SMALL),
+                 "qwen3moe"),
+    "phi3": ("Phi3Config", dict(hidden_size=32, num_attention_heads=4, num_key_value_heads=2,
+                                partial_rotary_factor=0.5, original_max_position_embeddings=32,
+                                pad_token_id=0, **_SMALL), "phi3"),
+    "gemma": ("GemmaConfig", dict(hidden_size=32, num_attention_heads=4, num_key_value_heads=1,
+                                  head_dim=16, **_SMALL), "gemma"),
+    "gemma2": ("Gemma2Config", dict(hidden_size=32, num_attention_heads=4,
+                                    num_key_value_heads=2, head_dim=8, query_pre_attn_scalar=8,
+                                    attn_logit_softcapping=5.0, final_logit_softcapping=30.0,
+                                    sliding_window=16, **_SMALL), "gemma2"),
+    "gemma3": ("Gemma3TextConfig", dict(
+        hidden_size=32, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+        query_pre_attn_scalar=8, sliding_window=16,
+        rope_parameters={"full_attention": {"rope_type": "default", "rope_theta": 10000.0},
+                         "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}},
+        **_SMALL), "gemma3"),
+    "starcoder2": ("Starcoder2Config", dict(hidden_size=32, num_attention_heads=4,
+                                            num_key_value_heads=2, use_bias=True, **_SMALL),
+                   "starcoder2"),
+    "stablelm": ("StableLmConfig", dict(hidden_size=32, num_attention_heads=4,
+                                        num_key_value_heads=2, partial_rotary_factor=0.25,
+                                        use_qkv_bias=True, **_SMALL), "stablelm"),
+    "stablelm-qknorm": ("StableLmConfig", dict(hidden_size=32, num_attention_heads=4,
+                                               num_key_value_heads=2, partial_rotary_factor=0.5,
+                                               qk_layernorm=True, **_SMALL), "stablelm"),
+    "olmo": ("OlmoConfig", dict(hidden_size=32, num_attention_heads=4, num_key_value_heads=2,
+                                **_SMALL), "olmo"),
+    "olmo2": ("Olmo2Config", dict(hidden_size=32, num_attention_heads=4, num_key_value_heads=2,
+                                  **_SMALL), "olmo2"),
+    # n_ctx: the converter reads GPT-2's old field name, which newer configs do not set
+    "gpt2": (TINY_CONFIGS["gpt2"][0], dict(TINY_CONFIGS["gpt2"][1], n_ctx=32), "gpt2"),
+    "falcon": ("FalconConfig", dict(hidden_size=32, num_attention_heads=4, num_hidden_layers=2,
+                                    new_decoder_architecture=True, num_kv_heads=2, bias=False,
+                                    alibi=False, vocab_size=64), "falcon"),
+    "falcon-mqa": ("FalconConfig", dict(hidden_size=32, num_attention_heads=4,
+                                        num_hidden_layers=2, new_decoder_architecture=True,
+                                        num_kv_heads=1, bias=False, alibi=False,
+                                        vocab_size=64), "falcon"),
+    "granite": ("GraniteConfig", dict(hidden_size=48, num_attention_heads=6,
+                                      num_key_value_heads=2, attention_multiplier=0.3,
+                                      attention_bias=True, **_SMALL), "granite"),
+    "command-r": ("CohereConfig", dict(hidden_size=32, num_attention_heads=4,
+                                       num_key_value_heads=2, logit_scale=0.25, **_SMALL),
+                  "command-r"),
+    "command-r-plus": ("CohereConfig", dict(hidden_size=32, num_attention_heads=4,
+                                            num_key_value_heads=2, logit_scale=0.25,
+                                            use_qk_norm=True, **_SMALL), "command-r"),
+}
+
+
+def tiny_hf_model(arch: str, *, seed: int = 0, attn: str = "eager",
+                  configs: dict[str, tuple[Any, ...]] | None = None) -> Any:
     """A tiny random ``transformers`` model of ``arch`` in float64 (eval mode)."""
     import torch
     import transformers
 
-    cls_name, kwargs = TINY_CONFIGS[arch]
+    cls_name, kwargs = (configs or TINY_CONFIGS)[arch][:2]
     config = getattr(transformers, cls_name)(**kwargs)
     torch.manual_seed(seed)
     auto = transformers.AutoModel if arch == "bert" else transformers.AutoModelForCausalLM
@@ -165,6 +234,7 @@ def _capture_fn(module: Any, query: Any, key: Any, value: Any, attention_mask: A
                 scaling: float | None = None, dropout: float = 0.0, **kwargs: Any) -> Any:
     from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
 
+    kwargs.pop("softcap", None)  # sdpa has none; q and k are what is recorded
     if _ACTIVE:
         state = _ACTIVE[-1]
         s = query.size(-1) ** -0.5 if scaling is None else scaling
@@ -184,7 +254,7 @@ def _register() -> None:
 
 def attention_modules(model: Any) -> list[Any]:
     """The per-layer attention modules whose input is the layer's hidden state."""
-    children = ("c_attn", "q_proj", "query_key_value", "query")
+    children = ("c_attn", "q_proj", "query_key_value", "query", "qkv_proj")
     return [m for m in model.modules()
             if any(hasattr(m, c) for c in children) and type(m).__name__.endswith(
                 ("Attention", "SelfAttention"))]
@@ -221,6 +291,19 @@ def capture_attention(model: Any, input_ids: Any, position: int | None = None
                 return q, k, v
 
             mod._reshape = reshaped
+    falcon_calls: list[tuple[Any, Any]] = []
+    falcon = None
+    if type(model).__module__.endswith("modeling_falcon"):  # no attention interface
+        import transformers.models.falcon.modeling_falcon as falcon
+
+        rotary = falcon.apply_rotary_pos_emb
+
+        def recording(q: Any, k: Any, *args: Any, **kw: Any) -> Any:
+            q, k = rotary(q, k, *args, **kw)
+            falcon_calls.append((q.detach().clone(), k.detach().clone()))
+            return q, k
+
+        falcon.apply_rotary_pos_emb = recording
     kwargs: dict[str, Any] = {}
     if position is not None:
         kwargs["position_ids"] = torch.full_like(input_ids, position)
@@ -234,6 +317,10 @@ def capture_attention(model: Any, input_ids: Any, position: int | None = None
             h.remove()
         for mod in modules:
             mod.__dict__.pop("_reshape", None)
+        if falcon is not None:
+            falcon.apply_rotary_pos_emb = rotary
+    for mod, (q, k) in zip(modules, falcon_calls, strict=False):
+        state["qk"][id(mod)] = (q, k, float(mod.inv_norm_factor))
     out = []
     for mod in modules:
         q, k, s = state["qk"][id(mod)]

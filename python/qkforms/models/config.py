@@ -6,9 +6,9 @@ key/value heads), the dimensions ``N`` (residual stream) and ``n`` (head), the
 positional scheme and whether the projections carry biases.
 
 Architectures whose queries or keys are normalized after the projection (``q_norm`` /
-``k_norm``: Qwen3, OLMo2, Gemma 3, ...) are refused: their score
-``<norm(W_Q x), norm(W_K y)>`` is not a fixed bilinear form in ``(x, y)``
-(THEORY §7.1).
+``k_norm``: Qwen3, OLMo2, Gemma 3, ...) are refused here: their score
+``<norm(W_Q x), norm(W_K y)>`` is not a fixed bilinear form in ``(x, y)``; GGUF files of
+them are read with the q/k-norm policy ``fold`` (:mod:`qkforms.models.scoremap`).
 
 Examples
 --------
@@ -31,6 +31,7 @@ from qkforms.errors import CheckpointError, UnsupportedArchitectureError
 
 __all__ = [
     "ArchSpec",
+    "QKNorm",
     "QK_NORM_MODEL_TYPES",
     "config_int",
     "read_config",
@@ -57,6 +58,56 @@ QK_NORM_MODEL_TYPES: dict[str, str] = {
 QK_NORM_FLAGS = ("use_qk_norm", "qk_layernorm", "qk_norm", "use_qk_layernorm")
 
 
+#: what a q/k normalization divides by: RMS (``rms``) or the standard deviation after
+#: centering (``layer``, LayerNorm without bias)
+QK_NORM_KINDS = ("rms", "layer")
+#: over what the statistics are taken: each head's ``n`` coordinates, or all heads at once
+QK_NORM_SCOPES = ("head", "all")
+
+
+@dataclass(frozen=True)
+class QKNorm:
+    """How a model normalizes its projected queries and keys (before RoPE).
+
+    The normalized query of head ``h`` is ``gamma_h * c_h(x) / sqrt(mean(c(x)^2) + eps)``
+    with ``c = C (W_Q x + b_Q)``, ``C`` the identity (``kind="rms"``) or the centering
+    (``kind="layer"``), and the mean taken over the head's ``n`` coordinates
+    (``scope="head"``) or over all heads' coordinates (``scope="all"``). The keys alike.
+    :mod:`qkforms.models.scoremap` folds it (``--qk-norm fold``).
+
+    Attributes
+    ----------
+    kind
+        ``"rms"`` (RMSNorm: Qwen3, Gemma 3, OLMo2) or ``"layer"`` (LayerNorm without
+        bias: StableLM, Command-R).
+    scope
+        ``"head"`` or ``"all"``.
+    eps
+        The epsilon under the square root.
+    gain_offset
+        The effective gain is the stored weight plus this (0 for GGUF files, whose
+        converter already stores Gemma's ``1 + w``).
+
+    Examples
+    --------
+    >>> QKNorm("rms", "head", 1e-6).gain_offset
+    0.0
+    """
+
+    kind: str
+    scope: str
+    eps: float
+    gain_offset: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.kind not in QK_NORM_KINDS or self.scope not in QK_NORM_SCOPES:
+            raise UnsupportedArchitectureError(
+                f"unknown q/k normalization {self.kind!r} over {self.scope!r} (known: "
+                f"{', '.join(QK_NORM_KINDS)} over {', '.join(QK_NORM_SCOPES)})")
+        if not self.eps >= 0.0:
+            raise CheckpointError(f"q/k normalization epsilon must be >= 0, got {self.eps!r}")
+
+
 @dataclass(frozen=True)
 class ArchSpec:
     """What a loader needs to know about an architecture.
@@ -80,6 +131,17 @@ class ArchSpec:
         Whether the query/key projections carry biases.
     causal
         Decoder (True) or bidirectional encoder (False).
+    rope_layout
+        Which coordinates of a head RoPE rotates together, in the order the loader hands
+        the rows out: ``"split-half"`` (``i`` with ``i + r/2``, Hugging Face
+        ``rotate_half``) or ``"interleaved"`` (``2i`` with ``2i + 1``: Command-R).
+    attention_scale
+        The factor multiplying ``<q, k>`` in the score when the model does not use
+        ``1/sqrt(n)`` (Granite's attention multiplier); ``None``: ``1/sqrt(n)``.
+    attn_softcap
+        Logit soft-capping ``c`` (Gemma 2): the score ``s`` becomes ``c tanh(s / c)``.
+    qk_norm
+        The :class:`QKNorm` of the projected queries/keys, or ``None``.
 
     Examples
     --------
@@ -100,6 +162,10 @@ class ArchSpec:
     rope_scaling: dict[str, Any] | None = field(default=None, compare=False)
     has_qk_bias: bool = False
     causal: bool = True
+    rope_layout: str = "split-half"
+    attention_scale: float | None = None
+    attn_softcap: float | None = None
+    qk_norm: QKNorm | None = None
 
     def __post_init__(self) -> None:
         for key in ("n_layers", "N", "n", "n_q", "n_kv"):
@@ -110,6 +176,9 @@ class ArchSpec:
         if self.n_q % self.n_kv:
             raise CheckpointError(f"{self.architecture}: {self.n_q} query heads cannot be "
                                   f"grouped over {self.n_kv} key/value heads")
+        if self.rope_layout not in ("split-half", "interleaved"):
+            raise CheckpointError(f"{self.architecture}: unknown RoPE layout "
+                                  f"{self.rope_layout!r}")
 
     @property
     def kv_group(self) -> int:
@@ -212,7 +281,8 @@ def rope_settings(cfg: Mapping[str, Any], *, base_keys: tuple[str, ...] = ("rope
             scaling or None)
 
 
-def refuse_qk_norm(cfg: Mapping[str, Any], tensor_names: list[str] | None = None) -> None:
+def refuse_qk_norm(cfg: Mapping[str, Any], tensor_names: list[str] | None = None, *,
+                   hint: str | None = None) -> None:
     """Raise if queries or keys are normalized after the projection.
 
     Parameters
@@ -222,6 +292,9 @@ def refuse_qk_norm(cfg: Mapping[str, Any], tensor_names: list[str] | None = None
     tensor_names
         Optional checkpoint tensor names; any ``q_norm``/``k_norm``/``q_layernorm``
         tensor also triggers the refusal.
+    hint
+        What the user can do instead (appended to the message); default: point at
+        ``--qk-norm fold`` for GGUF files.
 
     Raises
     ------
@@ -255,7 +328,9 @@ def refuse_qk_norm(cfg: Mapping[str, Any], tensor_names: list[str] | None = None
             f"{model_type!r} is not supported: {why}. The attention score "
             "<norm(W_Q x), norm(W_K y)> is then not a fixed bilinear form in (x, y) -- it "
             "depends on the norms of the projected tokens -- so the head has no single "
-            "L = W_K^T W_Q (THEORY section 7.1 excludes these models).")
+            "L = W_K^T W_Q (docs/survey.md, 'q/k-normalized and soft-capped heads'). "
+            + (hint or "GGUF files of such models can be surveyed with --qk-norm fold "
+               "(load(..., qk_norm='fold'))."))
 
 
 def spec_from_config(cfg: Mapping[str, Any]) -> ArchSpec:

@@ -5,7 +5,10 @@ the pages of the tensors actually dequantized are read) and serves tensors by na
 Hugging Face orientation: a GGUF tensor of ggml shape ``(ne0, ne1) = (in, out)`` is
 returned as a float64 ``(out, in)`` array, dequantized with
 :func:`gguf.quants.dequantize`. :func:`spec_from_gguf` turns the ``llama.*`` metadata
-into an :class:`~qkforms.models.config.ArchSpec`.
+into an :class:`~qkforms.models.config.ArchSpec` for every architecture of
+:data:`GGUF_ARCHITECTURES` (and refuses the others with a reason,
+:data:`REFUSED_GGUF_ARCHITECTURES`). Every tensor type the installed ``gguf`` package can
+dequantize is read (:func:`decodable_types`), through the library's own dequantizer.
 
 The module is named ``ggufio`` so that ``import gguf`` always means the package.
 
@@ -26,17 +29,120 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from qkforms.errors import CheckpointError, MissingTensorError, UnsupportedArchitectureError
-from qkforms.models.config import ArchSpec, refuse_qk_norm
+from qkforms.models.config import ArchSpec, QKNorm
 
-__all__ = ["GGUFStore", "SUPPORTED_GGUF_ARCHITECTURES", "spec_from_gguf"]
+__all__ = [
+    "GGUFArchitecture",
+    "GGUFStore",
+    "GGUF_ARCHITECTURES",
+    "REFUSED_GGUF_ARCHITECTURES",
+    "SUPPORTED_GGUF_ARCHITECTURES",
+    "decodable_types",
+    "gguf_architecture",
+    "spec_from_gguf",
+]
 
-#: GGUF ``general.architecture`` values this loader understands (permuted q/k rows)
-SUPPORTED_GGUF_ARCHITECTURES = ("llama",)
+
+@dataclass(frozen=True)
+class GGUFArchitecture:
+    """Where one GGUF architecture keeps its query/key maps, as llama.cpp's converter
+    (``convert_hf_to_gguf.py``) writes them.
+
+    Attributes
+    ----------
+    name
+        ``general.architecture``.
+    models
+        The model families stored under this name (documentation).
+    fused
+        One ``attn_qkv`` tensor (rows: all query heads, all key heads, all value
+        heads) instead of ``attn_q``/``attn_k``.
+    permuted
+        The converter permuted each head's q/k rows (``LlamaModel.permute``) for
+        llama.cpp's interleaved RoPE; the loader undoes it. Only for these.
+    positional
+        ``"rope"`` or ``"absolute"``.
+    rope_layout
+        The RoPE pairing of the rows the loader hands out (after undoing a
+        permutation): ``"split-half"``, or ``"interleaved"`` for models that rotate
+        adjacent pairs in their own code (Command-R).
+    qk_norm_kind
+        ``"rms"`` or ``"layer"``: what ``attn_q_norm``/``attn_k_norm`` tensors mean in
+        this architecture, when the file has them.
+
+    Examples
+    --------
+    >>> GGUF_ARCHITECTURES["phi3"].fused, GGUF_ARCHITECTURES["llama"].permuted
+    (True, True)
+    """
+
+    name: str
+    models: str
+    fused: bool = False
+    permuted: bool = False
+    positional: str = "rope"
+    rope_layout: str = "split-half"
+    qk_norm_kind: str = "rms"
+
+
+#: GGUF architectures with ordinary dot-product heads, by ``general.architecture``
+GGUF_ARCHITECTURES: dict[str, GGUFArchitecture] = {a.name: a for a in (
+    GGUFArchitecture("llama", "Llama 1-3, Mistral, Mixtral (attention), SmolLM, TinyLlama",
+                     permuted=True),
+    GGUFArchitecture("granite", "IBM Granite 3 (attention multiplier)", permuted=True),
+    GGUFArchitecture("olmo", "OLMo 1", permuted=True),
+    GGUFArchitecture("qwen2", "Qwen1.5, Qwen2, Qwen2.5 (q/k biases)"),
+    GGUFArchitecture("qwen2moe", "Qwen1.5-MoE, Qwen2-MoE (attention only)"),
+    GGUFArchitecture("qwen3", "Qwen3 (q/k RMSNorm per head)"),
+    GGUFArchitecture("qwen3moe", "Qwen3-MoE (attention only; q/k RMSNorm per head)"),
+    GGUFArchitecture("phi3", "Phi-3, Phi-3.5, Phi-4 (fused attn_qkv)", fused=True),
+    GGUFArchitecture("gemma", "Gemma"),
+    GGUFArchitecture("gemma2", "Gemma 2 (logit soft-capping)"),
+    GGUFArchitecture("gemma3", "Gemma 3 (q/k RMSNorm per head)"),
+    GGUFArchitecture("starcoder2", "StarCoder2 (q/k biases)"),
+    GGUFArchitecture("stablelm", "StableLM 2 (partial RoPE; q/k LayerNorm per head in 12B)",
+                     qk_norm_kind="layer"),
+    GGUFArchitecture("olmo2", "OLMo 2, OLMo 3 (q/k RMSNorm over all heads)"),
+    GGUFArchitecture("gpt2", "GPT-2 (fused attn_qkv, learned positions)", fused=True,
+                     positional="absolute", qk_norm_kind="layer"),
+    GGUFArchitecture("falcon", "Falcon 7B/40B/180B (fused attn_qkv, multi-query)", fused=True),
+    GGUFArchitecture("command-r", "Command-R, Command-R+ (interleaved RoPE; q/k LayerNorm "
+                     "per head in R+)", rope_layout="interleaved", qk_norm_kind="layer"),
+)}
+
+#: GGUF ``general.architecture`` values this loader understands
+SUPPORTED_GGUF_ARCHITECTURES = tuple(GGUF_ARCHITECTURES)
+
+_MLA = ("multi-head latent attention: keys and values come from a compressed latent that "
+        "is RMS-normalized (kv_a_norm) and a RoPE key part shared by all heads; qkforms "
+        "does not map it to per-head query/key maps")
+_NO_ATTENTION = "it has no dot-product attention (a state-space or recurrent model)"
+
+#: architectures refused with a reason (besides the unknown ones)
+REFUSED_GGUF_ARCHITECTURES: dict[str, str] = {
+    "deepseek2": _MLA,
+    "minicpm3": _MLA,
+    "plm": _MLA,
+    "mamba": _NO_ATTENTION,
+    "mamba2": _NO_ATTENTION,
+    "rwkv6": _NO_ATTENTION,
+    "rwkv6qwen2": _NO_ATTENTION,
+    "rwkv7": _NO_ATTENTION,
+    "arwkv7": _NO_ATTENTION,
+    "cohere2": ("Command R7B interleaves RoPE layers with layers without positional "
+                "encoding; qkforms records one positional scheme per model"),
+    "llama4": ("Llama 4 interleaves RoPE layers with position-free layers that "
+               "L2-normalize queries and keys, and chunks its attention"),
+    "gemma3n": ("Gemma 3n mixes per-layer inputs into the residual stream (AltUp) before "
+                "the attention; qkforms does not map it"),
+}
 
 
 def _import_gguf() -> Any:
@@ -132,21 +238,71 @@ class GGUFStore:
         """The stored bytes/values of a tensor as the reader exposes them (memory-mapped)."""
         return self._tensor(name).data
 
+    def check_decodable(self, name: str) -> None:
+        """Raise unless the installed ``gguf`` package can dequantize tensor ``name``.
+
+        Raises
+        ------
+        CheckpointError
+            Naming the tensor, its type and the types that can be read.
+        """
+        kind = self.dtype(name)
+        if kind not in decodable_types():
+            from importlib.metadata import PackageNotFoundError
+            from importlib.metadata import version as dist_version
+
+            try:
+                version = dist_version("gguf")
+            except PackageNotFoundError:  # pragma: no cover - imported from a source tree
+                version = "?"
+            raise CheckpointError(
+                f"{self.path}: tensor {name!r} is stored as ggml type {kind}, which the "
+                f"installed gguf package ({version}) cannot dequantize; it reads "
+                f"{', '.join(decodable_types())} (a newer gguf may add {kind}: "
+                "pip install -U gguf)")
+
     def read(self, name: str) -> np.ndarray:
-        """Dequantize one tensor to float64, shape :meth:`shape`."""
+        """Dequantize one tensor to float64, shape :meth:`shape`.
+
+        The values are those of ``gguf.quants.dequantize`` (float32), widened exactly.
+        """
         gguf = _import_gguf()
         t = self._tensor(name)
-        try:
-            values = gguf.quants.dequantize(np.asarray(t.data), t.tensor_type)
-        except NotImplementedError as exc:
-            raise CheckpointError(f"{self.path}: cannot dequantize tensor {name!r} of type "
-                                  f"{t.tensor_type.name}: {exc}") from exc
+        self.check_decodable(name)
+        values = gguf.quants.dequantize(np.asarray(t.data), t.tensor_type)
         return np.asarray(values, dtype=np.float64).reshape(self.shape(name))
 
     def close(self) -> None:
         """Drop the memory map (the store cannot be read afterwards)."""
         self._tensors = {}
         self._reader = None
+
+
+@lru_cache(maxsize=1)
+def decodable_types() -> tuple[str, ...]:
+    """The ggml tensor types the installed ``gguf`` package can dequantize.
+
+    Probed once: each type of ``gguf.GGMLQuantizationType`` is asked to dequantize one
+    zero block; the types whose dequantizer raises ``NotImplementedError`` are left out.
+
+    Examples
+    --------
+    >>> {"F32", "F16", "BF16", "Q4_0", "Q8_0", "Q4_K", "Q6_K", "IQ4_XS"} <= set(decodable_types())
+    True
+    """
+    gguf = _import_gguf()
+    out = []
+    for qtype in gguf.GGMLQuantizationType:
+        block, size = gguf.GGML_QUANT_SIZES[qtype]
+        try:
+            values = gguf.quants.dequantize(np.zeros((1, size), dtype=np.uint8), qtype)
+        except NotImplementedError:
+            continue
+        except Exception:  # pragma: no cover - a broken dequantizer: not offered
+            continue
+        if np.asarray(values).size == block:
+            out.append(qtype.name)
+    return tuple(out)
 
 
 def _meta_int(meta: Mapping[str, Any], key: str, default: int | None = None) -> int:
@@ -167,13 +323,118 @@ def _meta_int(meta: Mapping[str, Any], key: str, default: int | None = None) -> 
     return out
 
 
-def spec_from_gguf(meta: Mapping[str, Any], tensor_names: list[str]) -> ArchSpec:
-    """Build an :class:`ArchSpec` from GGUF metadata (``general.architecture = llama``).
+def _meta_float(meta: Mapping[str, Any], key: str) -> float | None:
+    value = meta.get(key)
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError) as exc:
+        raise CheckpointError(f"GGUF metadata {key!r} is not a number: {value!r}") from exc
+
+
+def gguf_architecture(meta: Mapping[str, Any]) -> GGUFArchitecture:
+    """The :class:`GGUFArchitecture` of a file's metadata.
 
     Raises
     ------
     UnsupportedArchitectureError
-        For other GGUF architectures, or query/key-normalizing checkpoints.
+        For refused architectures (with the reason) and unknown ones (naming the
+        supported).
+
+    Examples
+    --------
+    >>> gguf_architecture({"general.architecture": "qwen2"}).permuted
+    False
+    >>> try:
+    ...     gguf_architecture({"general.architecture": "deepseek2"})
+    ... except UnsupportedArchitectureError as exc:
+    ...     print("latent attention" in str(exc))
+    True
+    """
+    arch = meta.get("general.architecture")
+    if arch in REFUSED_GGUF_ARCHITECTURES:
+        raise UnsupportedArchitectureError(
+            f"GGUF architecture {arch!r} is not supported: "
+            f"{REFUSED_GGUF_ARCHITECTURES[arch]}")
+    if not isinstance(arch, str) or arch not in GGUF_ARCHITECTURES:
+        raise UnsupportedArchitectureError(
+            f"unknown GGUF architecture {arch!r}: qkforms reads GGUF files of architecture "
+            f"{', '.join(SUPPORTED_GGUF_ARCHITECTURES)} (and Hugging Face safetensors "
+            "checkpoints of gpt2, opt, bloom, gpt_neox, llama, mistral, qwen2, bert)")
+    return GGUF_ARCHITECTURES[arch]
+
+
+def _rope_scaling(meta: Mapping[str, Any], arch: str, tensor_names: list[str]
+                  ) -> dict[str, Any] | None:
+    """RoPE scaling facts: ``rope.scaling.*`` keys, frequency-factor tensors, local base."""
+    scaling: dict[str, Any] = {}
+    kind = meta.get(f"{arch}.rope.scaling.type")
+    if kind not in (None, "none"):
+        scaling["rope_type"] = str(kind)
+    prefix = f"{arch}.rope.scaling."
+    for key, value in meta.items():
+        if key.startswith(prefix) and key != f"{arch}.rope.scaling.type":
+            scaling[key[len(prefix):]] = value
+    if "rope_freqs.weight" in tensor_names:  # Llama 3.1 style per-frequency factors
+        scaling.setdefault("rope_type", "llama3")
+        scaling["frequency_factors"] = "rope_freqs.weight"
+    if "rope_factors_long.weight" in tensor_names:  # Phi-3 LongRoPE
+        scaling.setdefault("rope_type", "longrope")
+        scaling["frequency_factors"] = "rope_factors_long.weight, rope_factors_short.weight"
+    swa = _meta_float(meta, f"{arch}.rope.freq_base_swa")
+    if swa is not None:  # Gemma 3: another base in the sliding-window layers
+        scaling["rope_base_sliding_window"] = swa
+    return scaling or None
+
+
+def _qk_norm(meta: Mapping[str, Any], entry: GGUFArchitecture, tensor_names: list[str],
+             shapes: Mapping[str, tuple[int, ...]], n: int, n_q: int) -> QKNorm | None:
+    q_name, k_name = "blk.0.attn_q_norm.weight", "blk.0.attn_k_norm.weight"
+    if q_name not in tensor_names and k_name not in tensor_names:
+        return None
+    arch = entry.name
+    if q_name not in tensor_names or k_name not in tensor_names:
+        raise UnsupportedArchitectureError(
+            f"GGUF {arch!r}: the file normalizes only the "
+            f"{'queries' if q_name in tensor_names else 'keys'} (one of attn_q_norm / "
+            "attn_k_norm is missing); not supported")
+    if entry.permuted:
+        raise UnsupportedArchitectureError(
+            f"GGUF {arch!r} with q/k normalization: the converter permuted the q/k rows, "
+            "and where it put the norm gains is not mapped")
+    if any(f"blk.0.attn_{s}_norm.bias" in tensor_names for s in "qk"):
+        raise UnsupportedArchitectureError(
+            f"GGUF {arch!r}: the q/k normalization has a bias, so the normalized score is "
+            "not f(x) g(y) x^T L' y; not supported")
+    shape = shapes.get(q_name, ())
+    scope = "all" if shape == (n_q * n,) and n_q > 1 else "head"
+    if entry.qk_norm_kind == "rms":
+        eps = _meta_float(meta, f"{arch}.attention.layer_norm_rms_epsilon")
+    else:
+        eps = _meta_float(meta, f"{arch}.attention.layer_norm_epsilon")
+    return QKNorm(entry.qk_norm_kind, scope, 1e-6 if eps is None else eps)
+
+
+def spec_from_gguf(meta: Mapping[str, Any], tensor_names: list[str],
+                   shapes: Mapping[str, tuple[int, ...]] | None = None) -> ArchSpec:
+    """Build an :class:`ArchSpec` from GGUF metadata.
+
+    Parameters
+    ----------
+    meta
+        The file's metadata (``general.architecture``, ``<arch>.*``).
+    tensor_names
+        The file's tensor names (biases, q/k norms, RoPE factor tensors are detected
+        from them).
+    shapes
+        Row-major shapes of (at least) the q/k norm tensors, to tell a per-head norm
+        from one over all heads.
+
+    Raises
+    ------
+    UnsupportedArchitectureError
+        For refused or unknown architectures, per-layer head counts, clamped q/k/v.
 
     Examples
     --------
@@ -183,13 +444,14 @@ def spec_from_gguf(meta: Mapping[str, Any], tensor_names: list[str]) -> ArchSpec
     >>> spec.n, spec.kv_group, spec.rope_base, spec.rotary_fraction
     (64, 3, 100000.0, 1.0)
     """
-    arch = meta.get("general.architecture")
-    refuse_qk_norm({"model_type": f"gguf:{arch}"}, tensor_names)
-    if arch not in SUPPORTED_GGUF_ARCHITECTURES:
+    entry = gguf_architecture(meta)
+    arch = entry.name
+    if meta.get(f"{arch}.attention.clamp_kqv") is not None:
         raise UnsupportedArchitectureError(
-            f"unknown GGUF architecture {arch!r}: qkforms reads GGUF files of architecture "
-            f"{', '.join(SUPPORTED_GGUF_ARCHITECTURES)} (and Hugging Face safetensors "
-            "checkpoints of gpt2, opt, bloom, gpt_neox, llama, mistral, qwen2, bert)")
+            f"GGUF {arch!r}: the model clamps queries, keys and values elementwise to "
+            f"+-{meta[f'{arch}.attention.clamp_kqv']} (clip_qkv), so its score is a "
+            "bilinear form only for tokens whose projections stay inside the clamp; "
+            "not supported")
     N = _meta_int(meta, f"{arch}.embedding_length")
     n_q = _meta_int(meta, f"{arch}.attention.head_count")
     n_kv = _meta_int(meta, f"{arch}.attention.head_count_kv", n_q)
@@ -197,19 +459,20 @@ def spec_from_gguf(meta: Mapping[str, Any], tensor_names: list[str]) -> ArchSpec
         raise CheckpointError(f"GGUF: embedding_length={N} is not divisible by "
                               f"head_count={n_q} and no attention.key_length is given")
     n = _meta_int(meta, f"{arch}.attention.key_length", N // n_q)
+    rope = entry.positional == "rope"
     rot = meta.get(f"{arch}.rope.dimension_count")
-    fraction = float(rot) / n if rot is not None else 1.0
-    scaling: dict[str, Any] | None = None
-    kind = meta.get(f"{arch}.rope.scaling.type")
-    if kind not in (None, "none"):
-        scaling = {"rope_type": kind}
-        for key in ("factor", "original_context_length"):
-            if f"{arch}.rope.scaling.{key}" in meta:
-                scaling[key] = meta[f"{arch}.rope.scaling.{key}"]
-    has_bias = "blk.0.attn_q.bias" in tensor_names or "blk.0.attn_k.bias" in tensor_names
-    return ArchSpec(architecture=str(arch), layout="gguf-llama",
-                    n_layers=_meta_int(meta, f"{arch}.block_count"), N=N, n=n, n_q=n_q,
-                    n_kv=n_kv, positional="rope",
-                    rope_base=float(meta.get(f"{arch}.rope.freq_base", 10000.0)),
-                    rotary_fraction=fraction, rope_scaling=scaling, has_qk_bias=has_bias,
-                    causal=True)
+    fraction = float(rot) / n if rope and rot is not None else 1.0
+    softcap = _meta_float(meta, f"{arch}.attn_logit_softcapping")
+    if softcap is None and arch == "gemma2":
+        softcap = 50.0  # llama.cpp's default for Gemma 2 files written without the key
+    has_bias = any(f"blk.0.attn_{t}.bias" in tensor_names for t in ("q", "k", "qkv"))
+    return ArchSpec(
+        architecture=arch, layout="gguf", n_layers=_meta_int(meta, f"{arch}.block_count"),
+        N=N, n=n, n_q=n_q, n_kv=n_kv, positional=entry.positional,
+        rope_base=float(meta.get(f"{arch}.rope.freq_base", 10000.0)) if rope else None,
+        rotary_fraction=fraction if rope else None,
+        rope_scaling=_rope_scaling(meta, arch, tensor_names) if rope else None,
+        has_qk_bias=has_bias, causal=True, rope_layout=entry.rope_layout,
+        attention_scale=_meta_float(meta, f"{arch}.attention.scale"),
+        attn_softcap=softcap,
+        qk_norm=_qk_norm(meta, entry, tensor_names, shapes or {}, n, n_q))

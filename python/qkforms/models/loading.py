@@ -42,7 +42,7 @@ def _refuse_pickle(paths: list[str]) -> None:
 
 def load(source: str | os.PathLike[str], *, name: str | None = None,
          allow_pickle: bool = False, checksum: bool = True,
-         download: bool = False) -> Model:
+         download: bool = False, qk_norm: str = "refuse") -> Model:
     """Open a checkpoint for streaming its per-head query/key maps.
 
     Parameters
@@ -50,7 +50,8 @@ def load(source: str | os.PathLike[str], *, name: str | None = None,
     source
         A Hugging Face model directory (``config.json`` + ``*.safetensors``, optionally
         sharded with ``model.safetensors.index.json``), its ``config.json``, a ``.gguf``
-        file (llama architecture), a short name (``"smollm2"``, ``"minilm"``; see
+        file (any architecture of :data:`qkforms.models.ggufio.GGUF_ARCHITECTURES`), a
+        short name (``"smollm2"``, ``"minilm"``; see
         :mod:`qkforms.models.registry`) or a hub id (``"org/model"``; needs
         ``huggingface_hub``, read from the local cache unless ``download=True``).
     name
@@ -62,6 +63,12 @@ def load(source: str | os.PathLike[str], *, name: str | None = None,
         Compute the sha256 of every file read (streamed, 1 MiB at a time).
     download
         Allow fetching a hub id over the network.
+    qk_norm
+        Policy for models that normalize their projected queries/keys (Qwen3, Gemma 3,
+        OLMo2, ...): ``"refuse"`` (default) raises
+        :class:`~qkforms.errors.UnsupportedArchitectureError`; ``"fold"`` (GGUF files)
+        hands out the maps of ``L' = (C W_K)^T diag(gamma_q gamma_k) (C W_Q)``, which
+        fixes the sign of every score (:mod:`qkforms.models.scoremap`).
 
     Returns
     -------
@@ -91,25 +98,30 @@ def load(source: str | os.PathLike[str], *, name: str | None = None,
     ...     print(type(exc).__mro__[1].__name__)
     CheckpointError
     """
+    from qkforms.models.scoremap import check_qk_norm_policy
+
+    check_qk_norm_policy(qk_norm)
     path, display = resolve(source, download)
     name = name or display
     if os.path.isdir(path):
-        return _load_directory(path, name=name, allow_pickle=allow_pickle, checksum=checksum)
+        return _load_directory(path, name=name, allow_pickle=allow_pickle, checksum=checksum,
+                               qk_norm=qk_norm)
     suffix = Path(path).suffix.lower()
     if suffix == ".gguf":
-        return _load_gguf(path, name=name, checksum=checksum)
+        return _load_gguf(path, name=name, checksum=checksum, qk_norm=qk_norm)
     if Path(path).name == "config.json" or suffix == ".safetensors":
         return _load_directory(os.path.dirname(os.path.abspath(path)), name=name,
-                               allow_pickle=allow_pickle, checksum=checksum)
+                               allow_pickle=allow_pickle, checksum=checksum, qk_norm=qk_norm)
     if suffix in _pickle_suffixes():
         if not allow_pickle:
             _refuse_pickle([path])
         return _load_directory(os.path.dirname(os.path.abspath(path)), name=name,
-                               allow_pickle=True, checksum=checksum, only=[path])
+                               allow_pickle=True, checksum=checksum, only=[path],
+                               qk_norm=qk_norm)
     with open(path, "rb") as f:
         magic = f.read(4)
     if magic == b"GGUF":
-        return _load_gguf(path, name=name, checksum=checksum)
+        return _load_gguf(path, name=name, checksum=checksum, qk_norm=qk_norm)
     raise CheckpointError(f"{path}: unrecognised checkpoint file (expected a model "
                           "directory, config.json, .safetensors or .gguf)")
 
@@ -134,7 +146,8 @@ def _read_index(path: str) -> dict[str, str]:
 
 
 def _load_directory(directory: str, *, name: str | None, allow_pickle: bool,
-                    checksum: bool, only: list[str] | None = None) -> Model:
+                    checksum: bool, only: list[str] | None = None,
+                    qk_norm: str = "refuse") -> Model:
     from qkforms.models.config import read_config, refuse_qk_norm, spec_from_config
     from qkforms.models.layouts import layout_for_model_type
 
@@ -143,10 +156,13 @@ def _load_directory(directory: str, *, name: str | None, allow_pickle: bool,
     if not os.path.isfile(cfg_path):
         ggufs = [e for e in entries if e.lower().endswith(".gguf")]
         if len(ggufs) == 1 and only is None:
-            return _load_gguf(os.path.join(directory, ggufs[0]), name=name, checksum=checksum)
+            return _load_gguf(os.path.join(directory, ggufs[0]), name=name, checksum=checksum,
+                              qk_norm=qk_norm)
         raise CheckpointError(f"{directory}: no config.json (a Hugging Face model directory "
                               "needs config.json next to its weights)")
     cfg = read_config(cfg_path)
+    if qk_norm == "fold":
+        refuse_qk_norm(cfg, hint=_HF_FOLD_HINT)
     spec = spec_from_config(cfg)
     layout = layout_for_model_type(spec.architecture)
     meta_files = [cfg_path]
@@ -194,7 +210,7 @@ def _load_directory(directory: str, *, name: str | None, allow_pickle: bool,
         paths = pickles
         fmt = "pickle"
     try:
-        refuse_qk_norm(cfg, store.names)
+        refuse_qk_norm(cfg, store.names, hint=_HF_FOLD_HINT if qk_norm == "fold" else None)
         display = name or str(cfg.get("_name_or_path") or "") or os.path.basename(
             os.path.abspath(directory))
         return _assemble(display, spec, layout, store, [*meta_files, *paths], fmt, checksum)
@@ -203,15 +219,46 @@ def _load_directory(directory: str, *, name: str | None, allow_pickle: bool,
         raise
 
 
-def _load_gguf(path: str, *, name: str | None, checksum: bool) -> Model:
-    from qkforms.models.ggufio import GGUFStore, spec_from_gguf
-    from qkforms.models.layouts.llama import GGUF_LAYOUT
+#: why ``qk_norm="fold"`` does not help a Hugging Face checkpoint (yet)
+_HF_FOLD_HINT = ("--qk-norm fold is implemented for GGUF files (qwen3, qwen3moe, gemma3, "
+                 "olmo2, stablelm, command-r); convert the model with llama.cpp's "
+                 "convert_hf_to_gguf.py to survey it")
+
+
+def _load_gguf(path: str, *, name: str | None, checksum: bool,
+               qk_norm: str = "refuse") -> Model:
+    from qkforms.errors import UnsupportedArchitectureError
+    from qkforms.models.ggufio import GGUFStore, gguf_architecture, spec_from_gguf
+    from qkforms.models.layouts.gguf import GGUFLayout
 
     store = GGUFStore(path)
     try:
-        spec = spec_from_gguf(store.metadata, store.names)
+        norms = {f"blk.0.attn_{s}_norm.weight": s for s in "qk"}
+        shapes = {t: tuple(store.shape(t)) for t in norms if t in store}
+        spec = spec_from_gguf(store.metadata, store.names, shapes)
+        arch = gguf_architecture(store.metadata)
+        if spec.qk_norm is not None and qk_norm == "refuse":
+            raise UnsupportedArchitectureError(
+                f"{os.path.basename(path)}: GGUF {arch.name!r} normalizes its projected "
+                f"queries and keys ({spec.qk_norm.kind.upper()} norm over each "
+                f"{'head' if spec.qk_norm.scope == 'head' else 'layer (all heads)'}), so "
+                "the score <norm(W_Q x), norm(W_K y)> is not a fixed bilinear form in (x, y) "
+                "(docs/survey.md, 'q/k-normalized and soft-capped heads'). Use --qk-norm "
+                "fold (load(..., qk_norm='fold')) to survey L' = (C W_K)^T diag(gamma_q "
+                "gamma_k) (C W_Q), which fixes the sign of every score.")
+        value_rows = None
+        if arch.fused:
+            n_v = int(store.metadata.get(f"{arch.name}.attention.value_length", spec.n))
+            value_rows = spec.n_kv * n_v
+        layout = GGUFLayout(arch, value_rows=value_rows, fold_qk_norm=qk_norm == "fold",
+                            norm_shapes={s: shapes[t] for t, s in norms.items() if t in shapes})
         display = name or str(store.metadata.get("general.name") or Path(path).stem)
-        return _assemble(display, spec, GGUF_LAYOUT, store, [path], "gguf", checksum)
+        model = _assemble(display, spec, layout, store, [path], "gguf", checksum,
+                          qk_norm_policy="fold" if spec.qk_norm is not None else None)
+        for layer in range(spec.n_layers):
+            for tensor in model.tensor_names(layer).values():
+                store.check_decodable(tensor)
+        return model
     except BaseException:
         store.close()
         raise
@@ -232,7 +279,8 @@ def _find_prefix(store: TensorStore, anchor: str, files: list[str]) -> str:
 
 
 def _assemble(display: str, spec: ArchSpec, layout: Layout, store: TensorStore,
-              files: list[str], fmt: str, checksum: bool) -> Model:
+              files: list[str], fmt: str, checksum: bool,
+              qk_norm_policy: str | None = None) -> Model:
     """Check every layer's q/k tensors against the config; build the Model."""
     weight_files = files[-1:] if fmt == "gguf" else files
     prefix = _find_prefix(store, layout.requests(spec, 0)[0].name, weight_files)
@@ -255,9 +303,10 @@ def _assemble(display: str, spec: ArchSpec, layout: Layout, store: TensorStore,
                     f"{spec.n_q} query / {spec.n_kv} key heads of dimension {spec.n}) "
                     f"implies {tuple(req.shape)}")
             roles[req.role] = full
-            if not req.role.endswith("bias"):
+            if req.role in ("q", "k", "qkv"):
                 dtypes.add(store.dtype(full))
         plan.append(roles)
     info = ModelInfo(name=display, spec=spec, dtype=",".join(sorted(dtypes)),
-                     files=source_files(files, checksum), format=fmt)
+                     files=source_files(files, checksum), format=fmt,
+                     qk_norm_policy=qk_norm_policy)
     return Model(info, layout, store, plan)

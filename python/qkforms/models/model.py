@@ -142,7 +142,7 @@ class Model:
         if want is None:
             raise UnsupportedArchitectureError(
                 f"the norm before the attention of {info.architecture!r} models is not "
-                f"known (supported: {', '.join(norm_supported_model_types())}, llama GGUF)"
+                f"known (supported: {', '.join(norm_supported_model_types())}, and GGUF files)"
             )
         hits = [t for t in self._store.names if t == want or t.endswith("." + want)]
         if len(hits) != 1:

@@ -73,6 +73,9 @@ class ModelInfo:
         Files read, with sizes and sha256 (``None`` when ``load(checksum=False)``).
     format
         ``"safetensors"``, ``"gguf"`` or ``"pickle"``.
+    qk_norm_policy
+        ``"fold"`` when the model normalizes queries/keys and its maps were folded
+        (:mod:`qkforms.models.scoremap`); ``None`` for models without q/k normalization.
 
     Examples
     --------
@@ -88,6 +91,7 @@ class ModelInfo:
     dtype: str
     files: tuple[SourceFile, ...]
     format: str = "safetensors"
+    qk_norm_policy: str | None = None
 
     # -- the ArchSpec facts, read through -------------------------------------------
     @property
@@ -141,6 +145,27 @@ class ModelInfo:
         return self.spec.rope_scaling if self.spec.positional == "rope" else None
 
     @property
+    def rope_layout(self) -> str | None:
+        """``"split-half"`` or ``"interleaved"`` rotary pairs (``None`` unless RoPE)."""
+        return self.spec.rope_layout if self.spec.positional == "rope" else None
+
+    @property
+    def attention_scale(self) -> float | None:
+        """The score's factor on ``<q, k>`` when it is not ``1/sqrt(n)`` (else ``None``)."""
+        return self.spec.attention_scale
+
+    @property
+    def attn_softcap(self) -> float | None:
+        """Logit soft-capping constant (``None`` without soft-capping)."""
+        return self.spec.attn_softcap
+
+    @property
+    def qk_norm(self) -> dict[str, Any] | None:
+        """The q/k normalization as a plain dict (``None`` without one)."""
+        norm = self.spec.qk_norm
+        return None if norm is None else dataclasses.asdict(norm)
+
+    @property
     def has_qk_bias(self) -> bool:
         """Whether the query/key maps are affine (biases present)."""
         return self.spec.has_qk_bias
@@ -167,8 +192,9 @@ class ModelInfo:
 
     @staticmethod
     def fact_names() -> tuple[str, ...]:
-        """The facts of a model (its name, the ArchSpec fields but the layout, dtype,
-        format), derived from the dataclasses; what a survey manifest records per model.
+        """The facts of a model (its name, the ArchSpec fields but the layout, then its own
+        fields but spec and files: dtype, format, ...), derived from the dataclasses; what
+        a survey manifest records per model.
 
         Examples
         --------
@@ -176,7 +202,9 @@ class ModelInfo:
         ('name', 'architecture', 'n_layers', 'N')
         """
         spec = tuple(f.name for f in dataclasses.fields(ArchSpec) if f.name != "layout")
-        return ("name", *spec, "dtype", "format")
+        own = tuple(f.name for f in dataclasses.fields(ModelInfo)
+                    if f.name not in ("name", "spec", "files"))
+        return ("name", *spec, *own)
 
     @property
     def n_heads(self) -> int:

@@ -35,7 +35,26 @@ def _intro(data: ReportData) -> str:
         "Every interactive figure can be rotated/zoomed; hover a point for the head's "
         "model, layer, head and statistics. Definitions: <code>docs/statistics.md</code>; "
         "static PNG versions in <code>figures/</code>.</p>"
+        + _score_notes(m)
     )
+
+
+def _score_notes(manifest: dict[str, Any]) -> str:
+    """The q/k-norm policy of the run and each model's notes on its scores."""
+    items = []
+    qk = manifest.get("qk_norm")
+    if qk:
+        items.append(f"<li>q/k-normalized heads (<code>--qk-norm "
+                     f"{html.escape(str(qk.get('policy')))}</code>): "
+                     f"{html.escape(str(qk.get('meaning')))}.</li>")
+    for entry in manifest.get("models", []) or []:
+        for note in entry.get("notes", []) or []:
+            items.append(f"<li><b>{html.escape(str(entry.get('model')))}</b>: "
+                         f"{html.escape(str(note))}</li>")
+    if not items:
+        return ""
+    return ('<div id="score-notes"><p>How the scores relate to the surveyed forms:</p><ul>'
+            + "".join(items) + "</ul></div>")
 
 
 def build_report(

@@ -3,7 +3,8 @@
 Usage::
 
     qkforms survey [SOURCE ...] [--out DIR] [--exact] [--certify] [--resume]
-                   [--fold-norm] [--workers K] [--threads T] [--layers SEL ...]
+                   [--fold-norm] [--qk-norm {refuse,fold}] [--workers K] [--threads T]
+                   [--layers SEL ...]
 
 SOURCE defaults to ``smollm2`` (SmolLM2-135M-Instruct as shipped on PyPI); any source
 accepted by :func:`qkforms.models.load` works. See ``docs/survey.md`` for the outputs.
@@ -79,6 +80,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="fold the gain of the norm before each attention into W_Q, W_K",
     )
     parser.add_argument(
+        "--qk-norm",
+        choices=("refuse", "fold"),
+        default="refuse",
+        help="models that normalize their projected queries/keys (Qwen3, Gemma 3, OLMo2, "
+        "...): refuse them (default), or fold the norm gains and survey "
+        "L' = (C W_K)^T diag(gamma_q gamma_k) (C W_Q), which fixes the sign of every score "
+        "(GGUF files; docs/survey.md)",
+    )
+    parser.add_argument(
         "--workers",
         type=int,
         default=1,
@@ -127,6 +137,8 @@ def _argv(args: argparse.Namespace) -> list[str]:
     ]
     if args.exact and args.exact_method != "auto":
         out += ["--exact-method", args.exact_method]
+    if args.qk_norm != "refuse":
+        out += ["--qk-norm", args.qk_norm]
     if args.certify and args.certify_method != "auto":
         out += ["--certify-method", args.certify_method]
     out += ["--workers", str(args.workers)]
@@ -169,6 +181,7 @@ def run(args: argparse.Namespace) -> int:
         certify_method=args.certify_method,
         resume=args.resume,
         fold_norm=args.fold_norm,
+        qk_norm=args.qk_norm,
         workers=args.workers,
         layers=args.layers,
         progress=not args.no_progress,
@@ -177,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
     models, load_s = [], []
     for src in args.sources:
         t = time.perf_counter()
-        models.append(load(src))
+        models.append(load(src, qk_norm=args.qk_norm))
         load_s.append(time.perf_counter() - t)
     try:
         if args.fold_norm:  # refuse early, before any work, for unsupported architectures

@@ -128,6 +128,8 @@ def manifest(models: Sequence[Model], srcs: Sequence[str | None], runs: Sequence
     """The ``manifest.json`` of a survey (``heads``: the merged heads table)."""
     import pyarrow as pa
 
+    from qkforms.models.scoremap import QK_NORM_POLICY_MEANINGS, score_notes
+
     entries = []
     model_col = heads.column("model").to_pylist()
     status = heads.column("status").to_pylist()
@@ -141,6 +143,7 @@ def manifest(models: Sequence[Model], srcs: Sequence[str | None], runs: Sequence
             "source": src,
             **facts,
             "files": [{"path": f.path, "size": f.size, "sha256": f.sha256} for f in info.files],
+            "notes": score_notes(info) if hasattr(info, "spec") else [],
             "layers": run.layers,
             "heads": len(rows),
             "failed": sum(status[i] == "failed" for i in rows),
@@ -156,6 +159,7 @@ def manifest(models: Sequence[Model], srcs: Sequence[str | None], runs: Sequence
         "options": {"exact": opts.exact, "exact_method": opts.exact_method,
                     "certify": opts.certify, "certify_method": opts.certify_method,
                     "resume": opts.resume, "fold_norm": opts.fold_norm,
+                    "qk_norm": opts.qk_norm,
                     "workers": opts.workers, "threads": opts.compute_threads(),
                     "layers": opts.layers},
         "thresholds": thresholds(),
@@ -163,5 +167,6 @@ def manifest(models: Sequence[Model], srcs: Sequence[str | None], runs: Sequence
                         "pyarrow": pa.__version__, "platform": platform.platform()},
         "certification": certification_text(opts.exact, opts.exact_method),
         "certified_enclosures": certify_text(opts.certify, opts.certify_method),
+        "qk_norm": {"policy": opts.qk_norm, "meaning": QK_NORM_POLICY_MEANINGS[opts.qk_norm]},
         "models": entries,
     }

@@ -100,6 +100,9 @@ class SurveyOptions:
         Keep the complete parts of an earlier (interrupted) run with the same options.
     fold_norm : bool
         Fold the gain of the norm before each attention block into ``W_Q, W_K``.
+    qk_norm : {"refuse", "fold"}
+        Policy for models that normalize their projected queries/keys
+        (:mod:`qkforms.models.scoremap`); the models must have been loaded with it.
     workers : int
         Worker processes (layers are distributed over them).
     layers : list of str or None
@@ -118,6 +121,7 @@ class SurveyOptions:
     certify_method: str = "auto"
     resume: bool = False
     fold_norm: bool = False
+    qk_norm: str = "refuse"
     workers: int = 1
     layers: list[str] | None = None
     progress: bool = True
@@ -134,7 +138,7 @@ class SurveyOptions:
         return {"exact": self.exact, "exact_method": self.exact_method if self.exact else None,
                 "certify": self.certify,
                 "certify_method": self.certify_method if self.certify else None,
-                "fold_norm": self.fold_norm}
+                "fold_norm": self.fold_norm, "qk_norm": self.qk_norm}
 
 
 def parse_layers(spec: Sequence[str] | None, n_layers: int) -> list[int]:
@@ -433,7 +437,8 @@ def _worker_layer(source: str, out: str, key: str, label: str, layer: int,
 
     model = _WORKER_MODELS.get(source)
     if model is None:
-        model = _WORKER_MODELS[source] = load(source, checksum=False)
+        model = _WORKER_MODELS[source] = load(source, checksum=False,
+                                              qk_norm=opts.get("qk_norm", "refuse"))
     o = SurveyOptions(**opts)
     t = time.perf_counter()
     lw, failure = _read_layer(model, layer)
@@ -568,6 +573,12 @@ def survey(
     out = Path(opts.out)
     out.mkdir(parents=True, exist_ok=True)
     srcs = list(sources) if sources is not None else [None] * len(models)
+    for m in models:
+        policy = getattr(m.info, "qk_norm_policy", None)
+        if policy is not None and policy != opts.qk_norm:
+            raise QKFormsError(f"{m.info.name}: loaded with qk_norm={policy!r} but the survey "
+                               f"options say qk_norm={opts.qk_norm!r}; load it with the "
+                               "survey's policy")
     names = [m.info.name for m in models]
     keys = _unique_keys(names)
     # the `model` column: the model's name, made unique when two sources share one

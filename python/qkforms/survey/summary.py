@@ -150,6 +150,9 @@ def write_summary(path: Path, heads: Any, manifest: dict[str, Any]) -> str:
     lines.append(f"qkforms {manifest.get('version')}, {manifest.get('created')}; options: "
                  + ", ".join(f"{k}={v}" for k, v in opts.items()))
     lines.append("")
+    qk = manifest.get("qk_norm")
+    if qk:
+        lines += [f"q/k-normalized heads (--qk-norm {qk['policy']}): {qk['meaning']}.", ""]
     for entry in manifest["models"]:
         s = model_summary(heads, entry["model"])
         lines += [f"## {entry['model']}", ""]
@@ -183,6 +186,9 @@ def write_summary(path: Path, heads: Any, manifest: dict[str, Any]) -> str:
             lines.append(f"| spectral type {t} | {s['types'].get(t, 0)} |")
         lines += ["", "| statistic | median over ok heads |", "|---|---|"]
         lines += [f"| {k} | {_fmt(v)} |" for k, v in s["medians"].items()]
+        if entry.get("notes"):
+            lines += ["", "How the scores relate to the surveyed forms:", ""]
+            lines += [f"- {note}" for note in entry["notes"]]
         if s["failures"]:
             lines += ["", "Failure reasons:", ""]
             lines += [f"- {reason}" for reason in s["failures"]]

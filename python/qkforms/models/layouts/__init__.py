@@ -14,6 +14,9 @@ module         stored form                                                 model
 ``neox``       same interleaving as BLOOM, partial rotary                  gpt_neox
 ``llama``      separate q/k, grouped-query attention, explicit head_dim   llama, mistral, qwen2
 ``bert``       ``attention.self.query``/``key`` with biases (encoder)      bert
+``gguf``       llama.cpp GGUF tensors (``blk.{i}.attn_q``/``attn_k`` or    GGUF files
+               fused ``attn_qkv``), every architecture of
+               :data:`qkforms.models.ggufio.GGUF_ARCHITECTURES`
 =============  ==========================================================  ==========
 
 Examples
@@ -177,5 +180,5 @@ def layout_for_model_type(model_type: str) -> Layout:
         raise UnsupportedArchitectureError(
             f"unknown architecture {model_type!r}: qkforms reads "
             f"{', '.join(supported_model_types())} checkpoints (Hugging Face safetensors) "
-            "and llama-architecture GGUF files")
+            "and GGUF files (qkforms.models.ggufio.GGUF_ARCHITECTURES)")
     return importlib.import_module(f"qkforms.models.layouts.{module}").LAYOUT

@@ -7,9 +7,10 @@ may be given explicitly (``head_dim``) and differ from ``N / n_q`` (Mistral-Smal
 ``32 * 128 = 4096 != 5120``). Biases: Llama follows ``attention_bias`` (default false),
 Qwen2 always has q/k biases, Mistral never.
 
-GGUF (llama.cpp, architecture ``llama``): ``blk.{i}.attn_q.weight`` / ``attn_k.weight``.
-llama.cpp's converter permutes the rows of each head so that its interleaved ("normal")
-RoPE sees the pairs that Hugging Face's split-half RoPE rotates together::
+GGUF (llama.cpp, architectures ``llama``, ``granite``, ``olmo``; read by
+:mod:`qkforms.models.layouts.gguf`): llama.cpp's converter permutes the rows of each
+head so that its interleaved ("normal") RoPE sees the pairs that Hugging Face's
+split-half RoPE rotates together::
 
     permute(W, H) = W.reshape(H, 2, n/2, N).swapaxes(1, 2).reshape(W.shape)
 
@@ -40,7 +41,7 @@ from qkforms.models.config import ArchSpec, config_int, rope_settings
 from qkforms.models.layouts import Layout, QKArrays, TensorRequest
 from qkforms.models.layouts.opt import separate_projections
 
-__all__ = ["GGUFLlamaLayout", "GGUF_LAYOUT", "LAYOUT", "LlamaLayout", "unpermute_llamacpp"]
+__all__ = ["LAYOUT", "LlamaLayout", "unpermute_llamacpp"]
 
 #: model types with q/k biases regardless of the config
 _ALWAYS_BIAS = {"qwen2"}
@@ -135,44 +136,4 @@ class LlamaLayout(Layout):
         return f"layers.{layer}.input_layernorm.weight"
 
 
-class GGUFLlamaLayout(LlamaLayout):
-    """llama.cpp GGUF tensors of a Llama-family decoder (permuted q/k rows).
-
-    Examples
-    --------
-    >>> from qkforms.models.config import ArchSpec
-    >>> spec = ArchSpec("llama", "gguf-llama", 1, 8, 4, 2, 1, "rope", 1e4, 1.0)
-    >>> [r.name for r in GGUFLlamaLayout().requests(spec, 0)]
-    ['blk.0.attn_q.weight', 'blk.0.attn_k.weight']
-    """
-
-    name = "gguf-llama"
-    model_types = ("llama",)
-
-    def requests(self, spec: ArchSpec, layer: int) -> list[TensorRequest]:
-        """``blk.{i}.attn_q``/``attn_k`` (shapes in output x input order)."""
-        q_rows, k_rows = spec.n_q * spec.n, spec.n_kv * spec.n
-        out = [TensorRequest("q", f"blk.{layer}.attn_q.weight", (q_rows, spec.N)),
-               TensorRequest("k", f"blk.{layer}.attn_k.weight", (k_rows, spec.N))]
-        if spec.has_qk_bias:
-            out += [TensorRequest("q_bias", f"blk.{layer}.attn_q.bias", (q_rows,)),
-                    TensorRequest("k_bias", f"blk.{layer}.attn_k.bias", (k_rows,))]
-        return out
-
-    def split(self, spec: ArchSpec, arrays: Mapping[str, np.ndarray]) -> QKArrays:
-        """Undo the llama.cpp permutation, then reshape to heads."""
-        fixed = {"q": unpermute_llamacpp(arrays["q"], spec.n_q),
-                 "k": unpermute_llamacpp(arrays["k"], spec.n_kv)}
-        if arrays.get("q_bias") is not None:
-            fixed["q_bias"] = unpermute_llamacpp(arrays["q_bias"], spec.n_q)
-        if arrays.get("k_bias") is not None:
-            fixed["k_bias"] = unpermute_llamacpp(arrays["k_bias"], spec.n_kv)
-        return separate_projections(spec, fixed)
-
-    def norm_tensor(self, spec: ArchSpec, layer: int) -> str | None:
-        """``blk.{i}.attn_norm.weight``."""
-        return f"blk.{layer}.attn_norm.weight"
-
-
 LAYOUT = LlamaLayout()
-GGUF_LAYOUT = GGUFLlamaLayout()
