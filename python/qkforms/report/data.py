@@ -44,6 +44,9 @@ class ReportData:
     tables: dict[str, Table]
     manifest: dict[str, Any] = field(default_factory=dict)
     computed_stats: bool = False
+    # every row of heads.parquet (for a training run: all steps; ``heads`` holds the
+    # last step's statistics)
+    all_heads: Table = field(default_factory=Table)
 
 
 def _read_table(path_stem: Path) -> Table | None:
@@ -106,4 +109,5 @@ def load(
         tables=tables,
         manifest=manifest,
         computed_stats=computed,
+        all_heads=heads_raw,
     )

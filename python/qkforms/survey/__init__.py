@@ -8,6 +8,8 @@ per-head statistics function), :mod:`~qkforms.survey.schema` (the column table),
 :mod:`~qkforms.survey.tables` (arrow tables), :mod:`~qkforms.survey.store` (resumable
 atomic parts), :mod:`~qkforms.survey.manifest`, :mod:`~qkforms.survey.summary`,
 :mod:`~qkforms.survey.rope` (relative-position forms of RoPE heads),
+:mod:`~qkforms.survey.series` (training runs as sources), :mod:`~qkforms.survey.executors`
+(the dask executor),
 :mod:`~qkforms.survey.synthetic` (synthetic checkpoints for tests and benchmarks) and
 :mod:`~qkforms.survey.command` (the command line). Output files: ``docs/survey.md``.
 

@@ -77,7 +77,7 @@ def check_resume(store: PartStore, run: dict[str, Any]) -> None:
     old = store.read_run()
     if old is None:
         return
-    keys = ("files", "options", "thresholds", "version")
+    keys = ("files", "options", "thresholds", "version", "ids")
     diff = [k for k in keys if old.get(k) != run.get(k)]
     if diff:
         raise QKFormsError(

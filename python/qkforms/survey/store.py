@@ -138,6 +138,16 @@ class PartStore:
             stale.unlink()
         atomic_write_bytes(self.dir / "run.json", json.dumps(run, indent=1).encode())
 
+    def drop_temporaries(self) -> int:
+        """Delete temporary files left by killed writers (e.g. a lost dask worker).
+
+        Returns the number of files deleted.
+        """
+        stale = list(self.dir.glob(f"*{_TMP_MARK}*")) if self.dir.exists() else []
+        for p in stale:
+            p.unlink(missing_ok=True)
+        return len(stale)
+
     # -- layers ----------------------------------------------------------------
     def done_layers(self, *, factors: bool = False) -> list[int]:
         """Layers whose parts are complete."""

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["to_bfloat16_bits", "write_llama_checkpoint"]
+__all__ = ["to_bfloat16_bits", "write_llama_checkpoint", "write_series"]
 
 
 def to_bfloat16_bits(x: np.ndarray) -> np.ndarray:
@@ -62,6 +62,7 @@ def write_llama_checkpoint(
     nan_heads: Iterable[tuple[int, int]] = (),
     degenerate_heads: Iterable[tuple[int, int]] = (),
     name: str | None = None,
+    pull: float = 0.0,
 ) -> Path:
     """Write a synthetic q/k-only checkpoint; return its directory.
 
@@ -81,6 +82,10 @@ def write_llama_checkpoint(
     nan_heads, degenerate_heads : iterable of (layer, query head)
     name : str, optional
         ``_name_or_path`` in the config (the model's display name).
+    pull : float
+        Move every query map towards its key map, ``W_Q <- (1 - pull) W_Q + pull W_K``
+        (``pull = 0``: iid Gaussian; towards 1 the forms become symmetric positive
+        semidefinite; 1 itself makes every head degenerate).
 
     Returns
     -------
@@ -140,6 +145,8 @@ def write_llama_checkpoint(
         for layer in range(n_layers):
             q = rng.standard_normal((n_q, n, N), dtype=np.float32) * scale
             k = rng.standard_normal((n_kv, n, N), dtype=np.float32) * scale
+            if pull:
+                q = ((1.0 - pull) * q + pull * k[np.arange(n_q) // group]).astype(np.float32)
             for lay, h in degen:
                 if lay == layer:
                     q[h] = k[h // group]
@@ -151,4 +158,50 @@ def write_llama_checkpoint(
             if norms:
                 gamma = (1.0 + 0.1 * rng.standard_normal(N)).astype(np.float32)
                 f.write(encode(gamma))
+    return out
+
+
+def write_series(
+    path: str | os.PathLike[str],
+    steps: Iterable[int],
+    *,
+    n_layers: int = 2,
+    N: int = 32,
+    n: int = 4,
+    n_q: int = 4,
+    n_kv: int = 2,
+    seed: int = 0,
+    tokens_per_step: int | None = 1024,
+    dtype: str = "F32",
+) -> Path:
+    """A synthetic training run: ``checkpoint-<step>/`` directories with ``trainer_state.json``.
+
+    Every checkpoint has the same Gaussian initialization (``seed``) pulled towards
+    symmetric forms by ``pull = 0.8 · step / max(steps)`` (see
+    :func:`write_llama_checkpoint`): at step 0 the heads are random products, later the
+    profiles move from the midpoint M of Θ towards the vertex c = 1. The state file holds
+    ``global_step`` and, when ``tokens_per_step`` is given, ``num_input_tokens_seen``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from qkforms.survey.series import discover_run
+    >>> from qkforms.survey.synthetic import write_series
+    >>> run = write_series(tempfile.mkdtemp() + "/run", [0, 50, 100], n_layers=1)
+    >>> s = discover_run(run)
+    >>> s.steps, [c.tokens_seen for c in s.checkpoints]
+    ([0, 50, 100], [0, 51200, 102400])
+    """
+    out = Path(path)
+    steps = sorted(set(int(s) for s in steps))
+    top = max(max(steps), 1)
+    for step in steps:
+        ck = write_llama_checkpoint(out / f"checkpoint-{step}", n_layers=n_layers, N=N, n=n,
+                                    n_q=n_q, n_kv=n_kv, dtype=dtype, seed=seed,
+                                    model_type="llama", pull=0.8 * step / top,
+                                    name=f"synthetic-run-{out.name}")
+        state: dict[str, object] = {"global_step": step, "log_history": []}
+        if tokens_per_step is not None:
+            state["num_input_tokens_seen"] = step * tokens_per_step
+        (ck / "trainer_state.json").write_text(json.dumps(state), encoding="utf-8")
     return out
