@@ -99,7 +99,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -252,7 +252,7 @@ class LayerSpectra:
                 continue
             vals = [getattr(p, f.name) for p in parts]
             merged[f.name] = None if vals[0] is None else np.concatenate(vals)
-        return cls(**merged)  # type: ignore[arg-type]
+        return cls(**merged)  # type: ignore[arg-type]  # fields checked by name above
 
 
 # --------------------------------------------------------------------------- inputs
@@ -405,6 +405,14 @@ def gram_energies(G: Array, n: int) -> Energies:
 
 
 # --------------------------------------------------------------------------- factors
+
+
+@overload
+def qr_factor(M: Array, *, basis: Literal[False] = False) -> Array: ...
+
+
+@overload
+def qr_factor(M: Array, *, basis: Literal[True]) -> tuple[Array, Array]: ...
 
 
 def qr_factor(M: Array, *, basis: bool = False) -> Array | tuple[Array, Array]:
@@ -600,7 +608,7 @@ def layer_spectra(
                 error[h] = (f"stacked map [W_K; W_Q] is not surjective (rank {rank} < 2n = "
                             f"{2 * n}); Theorem 3 does not apply")
                 continue
-        F[h] = _padded(qr_factor(stack(W_Q[h], W_K[g]).astype(np.float64)))  # type: ignore[arg-type]
+        F[h] = _padded(qr_factor(stack(W_Q[h], W_K[g]).astype(np.float64)))
     good = np.flatnonzero(ok)
     out = LayerSpectra.failed(n_q, n, "", keep_factors=keep_factors)
     out.ok, out.error = ok, error

@@ -22,11 +22,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from qkforms.errors import QKFormsError
+from qkforms.models.records import ModelInfo
 from qkforms.survey.store import PartStore
 from qkforms.tolerances import thresholds
 
 if TYPE_CHECKING:
-    from qkforms.models import Model, ModelInfo
+    from qkforms.models import Model
     from qkforms.survey.runner import SurveyOptions
 
 __all__ = [
@@ -37,13 +38,6 @@ __all__ = [
     "manifest",
     "run_fingerprint",
 ]
-
-#: the ModelInfo facts written per model (besides files)
-_FACTS = ("name", "architecture", "n_layers", "N", "n", "n_q", "n_kv", "positional",
-          "rope_base", "rotary_fraction", "rope_scaling", "rope_layout", "has_qk_bias",
-          "dtype", "format", "causal", "attention_scale", "attn_softcap", "qk_norm",
-          "qk_norm_policy")
-
 
 @dataclass
 class ModelRun:
@@ -146,7 +140,7 @@ def manifest(models: Sequence[Model], srcs: Sequence[str | None], runs: Sequence
     status = heads.column("status").to_pylist()
     for model, src, run in zip(models, srcs, runs, strict=True):
         info = model.info
-        facts = {k: getattr(info, k, None) for k in _FACTS}
+        facts = {k: getattr(info, k, None) for k in ModelInfo.fact_names()}
         rows = [i for i, m in enumerate(model_col) if m == run.label]
         entries.append({
             "model": run.label,

@@ -569,6 +569,7 @@ def _survey_model(model: Model, source: str | None, key: str, label: str, opts: 
                         lambda i: _read_layer(model, i), todo):
                     res = _layer_result(model, layer, lw, failure, opts, label, keep_factors,
                                         gammas, step=step, tokens_seen=tokens_seen)
+                    del lw  # let the reader's next layer take this one's memory
                     res.timings["read_s"] = read_s
                     writer.submit(lambda layer=layer, res=res: _write(store, layer, res))
     except BaseException:
