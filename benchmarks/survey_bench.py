@@ -242,10 +242,11 @@ def main() -> None:
     }
     for k, ok in targets.items():
         print(f"target {k}: {'met' if ok else 'NOT met'}")
-    if args.keep is None:
-        import shutil
+    import shutil
 
-        shutil.rmtree(tmp, ignore_errors=True)
+    # the survey outputs always go; the checkpoint stays only with --keep (it is in tmp
+    # otherwise)
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -151,7 +151,7 @@ def spectral_type(
     >>> spectral_type([[0.5, 0.3, 0.05, 0.15], [0.0, 0.5, 0.25, 0.25]]).tolist()
     ['I-', 'I-']
     """
-    arr = profile_points(p)
+    arr = profile_points(p, finite=False)
     b, c, d = arr[..., 1], arr[..., 2], arr[..., 3]
     s = b + c + d
     if np.any(s <= 0):
@@ -175,7 +175,7 @@ def spectral_type_imbalance(
     >>> spectral_type_imbalance((0.5, 0.3, 0.15, 0.05)), spectral_type_imbalance((0.5, 0.5, 0, 0))
     ('I+', 'II')
     """
-    arr = profile_points(p)
+    arr = profile_points(p, finite=False)
     c, d = arr[..., 2], arr[..., 3]
     mass = c + d
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from qkforms._validate import as_float_array, as_real_array
+from qkforms._validate import as_float_array
 from qkforms.arithmetic import FLOAT64, Arithmetic
 from qkforms.errors import ParameterError, ZeroFormError, format_value
 from qkforms.profile import lobes
@@ -149,7 +149,7 @@ def pairing_bound(rho: ArrayLike) -> float | NDArray[np.float64]:
     >>> pairing_bound(1.0), round(pairing_bound(0.5), 6), round(pairing_bound(2.0), 6)
     (1.0, 0.552786, 0.552786)
     """
-    r = as_real_array(rho, "rho")
+    r = as_float_array(rho, "rho", finite=False)
     if np.any(r < 0) or np.any(np.isnan(r)):
         raise ParameterError(f"rho must be >= 0, got rho = {format_value(rho)}")
     finite = np.isfinite(r)

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from qkforms._validate import as_float_array, as_real_array, as_square
+from qkforms._validate import as_float_array, as_square
 from qkforms.arithmetic import FLOAT64, Arithmetic
 from qkforms.errors import ShapeError, ZeroFormError
 from qkforms.parts import parts
@@ -204,16 +204,20 @@ def profile(L: ArrayLike) -> Profile:
     )
 
 
-def profile_points(p: Profile | ArrayLike, name: str = "p") -> NDArray[np.float64]:
+def profile_points(p: Profile | ArrayLike, name: str = "p", *,
+                   finite: bool = True) -> NDArray[np.float64]:
     """Profile point(s) as a float64 array of shape ``(..., 4)`` (the one input rule).
 
-    A :class:`Profile` (of floats or of arrays) is stacked along the last axis;
-    anything else must be finite real numbers with last axis 4.
+    A :class:`Profile` (of floats or of arrays) is stacked along the last axis as it
+    is (survey rows of failed heads carry NaN); anything else must be real numbers with
+    last axis 4, and finite unless ``finite=False``.
 
     Raises
     ------
     ShapeError
         If the last axis is not 4.
+    NotRealError, NonFiniteError
+        For input that is not a finite real array (see ``qkforms._validate``).
 
     Examples
     --------
@@ -223,9 +227,9 @@ def profile_points(p: Profile | ArrayLike, name: str = "p") -> NDArray[np.float6
     (2, 4)
     """
     if isinstance(p, Profile):
-        arr = np.stack([as_real_array(x, name) for x in p], axis=-1)
+        arr = np.stack([as_float_array(x, name, finite=False) for x in p], axis=-1)
     else:
-        arr = as_float_array(p, name, min_ndim=1)
+        arr = as_float_array(p, name, min_ndim=1, finite=finite)
     if arr.ndim == 0 or arr.shape[-1] != 4:
         raise ShapeError(f"a profile point has 4 coordinates, got shape {arr.shape}")
     return arr

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from qkforms._validate import as_real_array
+from qkforms._validate import as_float_array
 from qkforms.arithmetic import FLOAT64, Arithmetic
 from qkforms.errors import ParameterError, format_value
 from qkforms.profile import Profile, profile_points
@@ -66,7 +66,7 @@ def theta(t: ArrayLike) -> Profile:
     >>> theta(1.0), theta(-1.0)
     (Profile(a=0.0, b=0.0, c=1.0, d=0.0), Profile(a=0.0, b=0.0, c=0.0, d=1.0))
     """
-    tt = as_real_array(t, "t")
+    tt = as_float_array(t, "t", finite=False)
     if np.any(np.abs(tt) > 1) or np.any(np.isnan(tt)):
         raise ParameterError(f"theta(t) needs -1 <= t <= 1, got t = {format_value(t)}")
     h = (1.0 - tt**2) / 2.0
@@ -74,7 +74,7 @@ def theta(t: ArrayLike) -> Profile:
 
 
 def _rho_family(rho: ArrayLike, ab_weight: float, denom: str) -> Profile:
-    r = as_real_array(rho, "rho")
+    r = as_float_array(rho, "rho", finite=False)
     if np.any(r < 0) or np.any(np.isnan(r)):
         raise ParameterError(
             f"rho must be >= 0 (rho = inf is allowed), got rho = {format_value(rho)}")
@@ -146,6 +146,12 @@ def accumulation_limit(rho: ArrayLike) -> Profile:
     """
     q = _rho_family(rho, 1.0, "p")
     return Profile(q.a * 0.0, q.a + q.b, q.c, q.d)
+
+
+def _norm(v: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Euclidean norm over the last axis without overflow (``hypot``): a finite point
+    far from the simplex has a finite distance, not ``inf``."""
+    return np.hypot.reduce(v, axis=-1)
 
 
 def segment_projections(x: Any, ops: Arithmetic = FLOAT64) -> list[tuple[Any, Any, Any]]:
@@ -223,9 +229,11 @@ def theta_projection(p: Profile | ArrayLike) -> tuple[NDArray[np.float64], NDArr
     ([0.4, 0.4, 0.2, 0.0], 0.4472135955)
     """
     x = profile_points(p)
-    (s0, q0, d0), (s1, q1, d1) = segment_projections(x)
+    with np.errstate(over="ignore"):
+        (s0, q0, _), (s1, q1, _) = segment_projections(x)
+    d0, d1 = _norm(x - q0), _norm(x - q1)  # hypot: the squared distance overflows ~1e154
     # parameter: on segment 0, c = 1 - s (t = sqrt(c) >= 0); on segment 1, d = s
-    # (t = -sqrt(d) <= 0); the first segment wins a tie (they meet only at M, t = 0)
+    # (t = -sqrt(d) <= 0); the first segment wins a tie
     take = d1 < d0
     best: NDArray[np.float64] = np.where(take[..., None], q1, q0)
     best_t: NDArray[np.float64] = np.where(take, -np.sqrt(s1), np.sqrt(1.0 - s0))
@@ -250,5 +258,11 @@ def theta_distance(p: Profile | ArrayLike) -> float | NDArray[np.float64]:
     >>> round(theta_distance([0.0, 1.0, 0.0, 0.0]), 12)  # vertex b = 1 to M
     0.707106781187
     """
-    dist = theta_distance_of_point(profile_points(p))
+    x = profile_points(p)
+    with np.errstate(over="ignore"):
+        dist = np.asarray(theta_distance_of_point(x), dtype=np.float64)
+        over = ~np.isfinite(dist)
+        if np.any(over):  # |x - q|^2 overflowed for a huge finite point: measure by hypot
+            d0, d1 = (_norm(x - q) for _, q, _ in segment_projections(x))
+            dist = np.where(over, np.minimum(d0, d1), dist)
     return float(dist) if np.ndim(dist) == 0 else dist

@@ -70,4 +70,7 @@ def test_stats_readers_derive_from_the_schema() -> None:
 
     assert observations.HEAD_COLUMNS == schema.STAT_READ_COLUMNS
     assert set(observations.HEAD_COLUMNS) <= set(schema.HEADS_COLUMNS)
-    assert observations.SPECTRA_COLUMNS == schema.SPECTRA_COLUMNS
+    assert observations.SPECTRA_READ_COLUMNS == schema.SPECTRA_READ_COLUMNS
+    assert set(schema.SPECTRA_COLUMNS) - set(schema.SPECTRA_READ_COLUMNS) == {"step"}
+    assert set(schema.HEADS_COLUMNS) - set(schema.STAT_READ_COLUMNS) == {
+        "kv_head", "error", "exact_certified", "step", "tokens_seen", *schema.CERTIFY_COLUMNS}

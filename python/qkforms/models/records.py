@@ -186,13 +186,25 @@ class ModelInfo:
         >>> d["N"], d["causal"], d["files"]
         (4, True, [{'path': '/m/w', 'size': 3, 'sha256': 'ab'}])
         """
-        facts = [f.name for f in dataclasses.fields(ArchSpec) if f.name != "layout"]
-        out: dict[str, Any] = {"name": self.name}
-        out.update({k: getattr(self, k) for k in facts})
-        out.update({"dtype": self.dtype, "format": self.format,
-                    "qk_norm_policy": self.qk_norm_policy})
+        out: dict[str, Any] = {k: getattr(self, k) for k in self.fact_names()}
         out["files"] = [dataclasses.asdict(f) for f in self.files]
         return out
+
+    @staticmethod
+    def fact_names() -> tuple[str, ...]:
+        """The facts of a model (its name, the ArchSpec fields but the layout, then its own
+        fields but spec and files: dtype, format, ...), derived from the dataclasses; what
+        a survey manifest records per model.
+
+        Examples
+        --------
+        >>> ModelInfo.fact_names()[:4]
+        ('name', 'architecture', 'n_layers', 'N')
+        """
+        spec = tuple(f.name for f in dataclasses.fields(ArchSpec) if f.name != "layout")
+        own = tuple(f.name for f in dataclasses.fields(ModelInfo)
+                    if f.name not in ("name", "spec", "files"))
+        return ("name", *spec, *own)
 
     @property
     def n_heads(self) -> int:

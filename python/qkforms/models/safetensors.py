@@ -35,11 +35,12 @@ import json
 import os
 import struct
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
-from qkforms.errors import CheckpointError, MissingTensorError
+from qkforms._fs import open_regular
+from qkforms.errors import CheckpointError, MissingTensorError, UnsafePathError
 
 __all__ = [
     "DTYPE_SIZES",
@@ -83,8 +84,16 @@ MAX_HEADER_BYTES = 100_000_000
 
 
 def _open(path: str) -> io.BufferedReader:
-    """Open a checkpoint file for binary reading (one place, so tests can count reads)."""
-    return open(path, "rb")  # noqa: SIM115 - closed by the owner
+    """Open a checkpoint file for binary reading (one place, so tests can count reads).
+
+    Regular files only (:func:`qkforms._fs.open_regular`): a FIFO or device named like a
+    checkpoint is refused instead of blocking forever.
+    """
+    try:
+        # binary mode gives a BufferedReader (open_regular is typed IO[Any] for both modes)
+        return cast(io.BufferedReader, open_regular(path, "rb"))
+    except UnsafePathError as exc:
+        raise CheckpointError(str(exc)) from None
 
 
 def decode(raw: bytes | bytearray | memoryview | np.ndarray, dtype: str,
@@ -183,8 +192,8 @@ def read_header(path: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[str,
     True
     """
     path = os.fspath(path)
-    size = os.path.getsize(path)
     with _open(path) as f:
+        size = os.path.getsize(path)  # a regular file: _open checked what it opened
         head = f.read(8)
         if len(head) < 8:
             raise CheckpointError(f"{path}: truncated safetensors file ({size} bytes, "

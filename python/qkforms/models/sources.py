@@ -45,8 +45,10 @@ def sha256(path: str) -> str:
     >>> sha256(p)[:12]
     'ba7816bf8f01'
     """
+    from qkforms._fs import open_regular
+
     digest = hashlib.sha256()
-    with open(path, "rb") as f:
+    with open_regular(path, "rb") as f:
         while chunk := f.read(_CHUNK):
             digest.update(chunk)
     return digest.hexdigest()
@@ -94,8 +96,11 @@ def resolve(source: str | os.PathLike[str], download: bool) -> tuple[str, str | 
     return resolve_hub(text, download), text
 
 
-def resolve_hub(repo_id: str, download: bool) -> str:
+def resolve_hub(repo_id: str, download: bool, *, revision: str | None = None) -> str:
     """A local snapshot of a hub repository (from the cache unless download=True).
+
+    ``revision`` (a branch, tag or commit, e.g. a training run's ``step1000``) selects
+    the snapshot; default: the repository's default branch.
 
     Raises
     ------
@@ -114,14 +119,17 @@ def resolve_hub(repo_id: str, download: bool) -> str:
     # Hugging Face names its weights model.safetensors / model-0000k-of-0000m.safetensors;
     # other safetensors in a repository (e.g. Mistral's consolidated.safetensors) are
     # duplicates in another layout and are not fetched.
-    patterns = ["config.json", "model*.safetensors", "model.safetensors.index.json"]
+    patterns = ["config.json", "model*.safetensors", "model.safetensors.index.json",
+                "trainer_state.json"]
     try:
         return str(huggingface_hub.snapshot_download(repo_id, allow_patterns=patterns,
+                                                     revision=revision,
                                                      local_files_only=not download))
     except Exception as exc:
         hint = ("it is not in the local Hugging Face cache; pass download=True to fetch "
                 "it (needs network)" if not download else "the download failed")
+        at = f" at revision {revision!r}" if revision is not None else ""
         raise ModelNotFoundError(f"{repo_id!r} is not an existing path nor a short name "
-                                 f"({', '.join(sorted(SHORT_NAMES))}), and as a hub id "
+                                 f"({', '.join(sorted(SHORT_NAMES))}), and as a hub id{at} "
                                  f"{hint}: {type(exc).__name__}: {exc}") from exc
 

@@ -17,7 +17,8 @@ from qkforms.report.data import ReportData, load
 
 __all__ = ["SECTION_IDS", "build_report"]
 
-SECTION_IDS = ("simplex", "face", "heatmaps", "histograms", "spectra", "rope", "tables")
+SECTION_IDS = ("simplex", "face", "heatmaps", "histograms", "spectra", "rope", "tables",
+               "training")
 
 
 def _intro(data: ReportData) -> str:
@@ -29,14 +30,90 @@ def _intro(data: ReportData) -> str:
     stats_note = ("statistics computed now by <code>qkforms report</code> and written to "
                   "<code>stats/</code>" if data.computed_stats else
                   "statistics read from <code>stats/</code>")
+    runs = m.get("runs") or []
+    run_note = "".join(
+        f" {html.escape(str(r['model']))} is a training run of {len(r['steps'])} checkpoints "
+        f"(steps {r['steps'][0]}–{r['steps'][-1]}); the sections after \"Training dynamics\" "
+        "show its last checkpoint." for r in runs if r.get("steps"))
     return (
         f"<p>{len(heads)} heads of {len(models)} model(s): "
-        f"{html.escape(', '.join(models))}.{made}{version}; {stats_note}. "
+        f"{html.escape(', '.join(models))}.{made}{version}; {stats_note}.{run_note} "
         "Every interactive figure can be rotated/zoomed; hover a point for the head's "
         "model, layer, head and statistics. Definitions: <code>docs/statistics.md</code>; "
         "static PNG versions in <code>figures/</code>.</p>"
         + _score_notes(m)
     )
+
+
+def _last_checkpoints(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The manifest with, of each training run, only its last checkpoint's entry."""
+    runs = manifest.get("runs") or []
+    if not runs:
+        return manifest
+    last = {run["key"]: run["steps"][-1] for run in runs if run.get("steps")}
+    keep = [e for e in manifest.get("models", [])
+            if e.get("run") is None or e.get("step") == last.get(e.get("run"))]
+    return {**manifest, "models": keep}
+
+
+def _training_section(data: ReportData, figs: list[dict[str, Any]]) -> tuple[str, str, str] | None:
+    """The "training dynamics" section of a survey of training runs (None otherwise)."""
+    from qkforms.report.html import table_html
+    from qkforms.report.series_view import medians_figure, run_models, trajectory_figure
+    from qkforms.stats.output import _pooled
+
+    models = run_models(data.all_heads)
+    steps_t = data.tables.get("series_steps")
+    if not models or steps_t is None or not len(steps_t):
+        return None
+    settling = data.tables.get("series_settling")
+    init = data.tables.get("series_init")
+    parts = ["<p>Each training run: the profiles of its heads in Δ₃ with a slider over "
+             "the checkpoints (the coloured paths are the per-layer median profiles; every "
+             "head's own path can be switched on in the legend), and the per-layer medians "
+             "of the observation quantities against step with 95 % bootstrap intervals "
+             "over heads (menu: quantity). The other sections of this page describe the "
+             "last checkpoint. Definitions: <code>docs/statistics.md</code> "
+             "(\"Training runs\").</p>"]
+    status = [str(s) for s in data.all_heads["status"]]
+    for k, model in enumerate(models):
+        tfig = trajectory_figure(data.all_heads, model)
+        tfig["id"] = f"fig-trajectory-{k}"
+        steps = [float(s) for s, m, st in zip(data.all_heads["step"], data.all_heads["model"],
+                                              status, strict=True)
+                 if str(m) == model and st == "ok"]
+        per_step = len(steps) // max(1, len(set(steps)))
+        mfig = medians_figure(steps_t, settling, model)
+        mfig["id"] = f"fig-medians-{k}"
+        figs += [tfig, mfig]
+        parts.append(f"<h3>{html.escape(model)}</h3>"
+                     f'<div id="{tfig["id"]}" class="fig" data-point-count="-1" '
+                     f'data-expected-count="{per_step}"></div>'
+                     f'<div id="{mfig["id"]}" class="fig"></div>')
+    def by_layer(t: Any) -> Any:  # the layer as text: "all" for pooled rows
+        return t.with_column("layer", ["all" if v is None or v != v else str(int(v))
+                                       for v in t["layer"]])
+
+    if settling is not None and len(settling):
+        parts.append("<h3>When each quantity settles (all layers pooled)</h3><p>Plateau "
+                     "rule: the first step from which every later median stays within the "
+                     "last step's bootstrap interval widened by 5 % of the quantity's range "
+                     'over the run (<a href="stats/series_settling.csv">per layer</a>).</p>'
+                     + table_html(_pooled(settling), (
+                         "model", "quantity", "first_value", "last_value", "settle_step",
+                         "settle_fraction", "settled")))
+    if init is not None and len(init):
+        parts.append("<h3>Step 0: the random initialization against the theory</h3><p>"
+                     "Proposition 5 predicts the symmetric energy (N+1)/(2N); Theorem 5 the "
+                     "symmetric profile at each head's ρ (<code>thm5_dist</code>); together "
+                     "they put random heads near M = (½, ½, 0, 0) (<code>dist_M</code>), "
+                     "next to a seeded Gaussian baseline of the same shapes.</p>"
+                     + table_html(by_layer(init), ("model", "layer", "heads",
+                                                   "prop5_sym_energy",
+                                         "sym_energy_median", "rho_median",
+                                         "thm5_dist_median", "dist_M_median",
+                                         "baseline_dist_M_median", "dist_M_cliffs_delta")))
+    return ("training", "Training dynamics: heads travelling on the simplex", "".join(parts))
 
 
 def _score_notes(manifest: dict[str, Any]) -> str:
@@ -105,6 +182,9 @@ def build_report(
     heads, base = data.heads, data.baseline
     figs: list[dict[str, Any]] = []
     sections: list[tuple[str, str, str]] = []
+    training = _training_section(data, figs)
+    if training is not None:
+        sections.append(training)
 
     tet = F.tetrahedron_figure(heads, base)
     tet["id"] = "fig-tetrahedron"
@@ -144,8 +224,9 @@ def build_report(
                      "generalized gamma (solid) and lognormal (dashed), both with location "
                      "0.</p><div id=\"fig-spectra\" class=\"fig\"></div>"))
     rope_html: list[str] = []
-    for model, prof, labels, d_values in rope_profiles(data.manifest, data.directory,
-                                                       heads=rope_heads, d_max=d_max):
+    for model, prof, labels, d_values in rope_profiles(_last_checkpoints(data.manifest),
+                                                       data.directory, heads=rope_heads,
+                                                       d_max=d_max):
         fig = F.rope_figure(model, prof, labels, d_values)
         fig["id"] = f"fig-rope-{len(rope_html)}"
         figs.append(fig)
@@ -168,7 +249,9 @@ def build_report(
     page = render_page(title="qkforms survey report", intro=_intro(data), sections=sections,
                        figures=figs)
     target = Path(out) if out is not None else data.directory / "report.html"
-    target.write_text(page, encoding="utf-8")
+    from qkforms._fs import atomic_write
+
+    atomic_write(target, page.encode("utf-8"))
     if pngs:
         from qkforms.report.static import write_pngs
 

@@ -14,7 +14,6 @@ True
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,6 +43,9 @@ class ReportData:
     tables: dict[str, Table]
     manifest: dict[str, Any] = field(default_factory=dict)
     computed_stats: bool = False
+    # every row of heads.parquet (for a training run: all steps; ``heads`` holds the
+    # last step's statistics)
+    all_heads: Table = field(default_factory=Table)
 
 
 def _read_table(path_stem: Path) -> Table | None:
@@ -94,10 +96,11 @@ def load(
     manifest: dict[str, Any] = {}
     mpath = d / "manifest.json"
     if mpath.is_file():
-        try:
-            manifest = json.loads(mpath.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise QKFormsError(f"{mpath} is not valid JSON: {exc}") from exc
+        from qkforms._fs import read_json
+
+        manifest = read_json(mpath, "survey manifest")
+        if not isinstance(manifest, dict):
+            raise QKFormsError(f"{mpath}: not a survey manifest (not a JSON object)")
     return ReportData(
         directory=d,
         heads=tables["head_stats"],
@@ -106,4 +109,5 @@ def load(
         tables=tables,
         manifest=manifest,
         computed_stats=computed,
+        all_heads=heads_raw,
     )

@@ -99,12 +99,16 @@ _JS = """
   function countPoints(gd) {
     var n = 0;
     (gd.data || []).forEach(function (t) {
-      if (t.meta !== 'heads' && t.meta !== 'rope') { return; }
+      if (t.meta !== 'heads' && t.meta !== 'rope' && t.meta !== 'series') { return; }
       if (t.visible === false || t.visible === 'legendonly') { return; }
       var arr = t.x || t.a || [];
       n += arr.length;
     });
     gd.setAttribute('data-point-count', String(n));
+    var sl = (gd.layout && gd.layout.sliders) || [];
+    if (sl.length) {
+      gd.setAttribute('data-slider-steps', String(sl[0].steps.length));
+    }
     return n;
   }
   var specs = JSON.parse(document.getElementById('qk-figures').textContent);

@@ -13,10 +13,7 @@ Examples
 
 from __future__ import annotations
 
-import logging
 from typing import Any
-
-from qkforms.errors import QKFormsError
 
 __all__ = ["run_dask"]
 
@@ -57,30 +54,10 @@ def run_dask(
     """
     if not payloads:
         return []
-    try:
-        from dask.distributed import Client, LocalCluster
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise QKFormsError("--executor dask needs dask.distributed: pip install "
-                           "'qkforms[dask]'") from exc
     from qkforms.stats.layer import layer_task
+    from qkforms.survey.executors import dask_client
 
-    own_client = own_cluster = None
-    try:
-        if client is None:
-            if scheduler:
-                own_client = client = Client(scheduler)
-            else:
-                own_cluster = LocalCluster(
-                    n_workers=n_workers, threads_per_worker=1, processes=processes,
-                    dashboard_address=None, silence_logs=logging.CRITICAL,
-                )
-                own_client = client = Client(own_cluster)
-        futures = [
-            client.submit(layer_task, h, s, pure=False, **kwargs) for h, s in payloads
-        ]
-        return list(client.gather(futures))
-    finally:
-        if own_client is not None:
-            own_client.close()
-        if own_cluster is not None:
-            own_cluster.close()
+    with dask_client(scheduler=scheduler, client=client, n_workers=n_workers,
+                     processes=processes) as c:
+        futures = [c.submit(layer_task, h, s, pure=False, **kwargs) for h, s in payloads]
+        return list(c.gather(futures))

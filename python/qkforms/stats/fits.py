@@ -37,7 +37,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
-from qkforms._validate import as_real_array
+from qkforms._validate import as_float_array
 from qkforms.errors import ParameterError, ShapeError
 
 __all__ = [
@@ -57,7 +57,7 @@ _C_GRID = np.concatenate([-np.geomspace(40.0, 0.02, 28), np.geomspace(0.02, 40.0
 
 
 def _rows(x: ArrayLike) -> NDArray[np.float64]:
-    arr = as_real_array(x, "samples")
+    arr = as_float_array(x, "samples", finite=False)
     if arr.ndim == 1:
         arr = arr[None, :]
     if arr.ndim != 2:

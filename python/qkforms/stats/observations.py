@@ -40,13 +40,15 @@ from qkforms.stats.bootstrap import (
     rng_for,
     share_ci,
 )
+from qkforms.stats.series import SERIES_TABLES, has_steps, last_step_rows, series_tables
 from qkforms.stats.table import Table, as_table
-from qkforms.survey.schema import SPECTRA_COLUMNS, STAT_READ_COLUMNS
+from qkforms.survey.schema import SPECTRA_READ_COLUMNS, STAT_READ_COLUMNS
 from qkforms.tolerances import NEAR_THETA, SPECTRAL_TYPE_RADIUS
 
 __all__ = [
     "HEAD_COLUMNS",
     "POOLED",
+    "signature_masks",
     "STRONGLY_SYMMETRIC",
     "TABLES",
     "UNDECIDED",
@@ -78,6 +80,7 @@ TABLES: tuple[str, ...] = (
     "by_layer",
     "head_stats",
     "baseline_heads",
+    *SERIES_TABLES,
 )
 
 
@@ -236,7 +239,7 @@ def _layer_payloads(
         h = {name: heads[name][idx].tolist() for name in ("model", "layer", "head", "N", "n")}
         s = {
             name: [_to_list(v) for v in spectra[name][sidx]] if name in spectra else []
-            for name in SPECTRA_COLUMNS
+            for name in SPECTRA_READ_COLUMNS
         }
         payloads.append((h, s))
     return payloads, np.asarray(order, dtype=np.int64)
@@ -293,6 +296,28 @@ def _merge(parts: list[dict[str, list[Any]]]) -> Table:
 # the tables
 
 
+def signature_masks(ok: Table) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+    """``(balanced, full_signature)`` masks of ok heads (Observation 1, Theorem 3).
+
+    ``balanced``: ``n_pos == n_neg``; ``full_signature``: ``(n_pos, n_neg, n_zero) ==
+    (n, n, N - 2n)``.
+
+    Examples
+    --------
+    >>> from qkforms.stats.table import Table
+    >>> t = Table({"n_pos": [2, 2], "n_neg": [2, 1], "n_zero": [4, 5], "N": [8, 8],
+    ...            "n": [2, 2]})
+    >>> [m.tolist() for m in signature_masks(t)]
+    [[True, False], [True, False]]
+    """
+    n_pos, n_neg = _float(ok["n_pos"]), _float(ok["n_neg"])
+    n_zero = _float(ok["n_zero"])
+    N, n = _float(ok["N"]), _float(ok["n"])
+    balanced = (n_pos == n_neg) & ~np.isnan(n_pos)
+    full = (n_pos == n) & (n_neg == n) & (n_zero == N - 2 * n)
+    return balanced, full
+
+
 def _balance_table(heads_all: Table, ok: Table, ctx: _Ctx) -> Table:
     rows = []
     all_models = heads_all["model"]
@@ -300,11 +325,7 @@ def _balance_table(heads_all: Table, ok: Table, ctx: _Ctx) -> Table:
     for label, mask, groups in _scopes(all_models):
         okmask = ok_models == label if label != POOLED else np.ones(len(ok), dtype=bool)
         sub = ok.take(okmask)
-        n_pos, n_neg = _float(sub["n_pos"]), _float(sub["n_neg"])
-        n_zero = _float(sub["n_zero"])
-        N, n = _float(sub["N"]), _float(sub["n"])
-        balanced = (n_pos == n_neg) & ~np.isnan(n_pos)
-        full = (n_pos == n) & (n_neg == n) & (n_zero == N - 2 * n)
+        balanced, full = signature_masks(sub)
         exact = sub.get("exact_certified")
         exact_vals = [] if exact is None else [v for v in exact.tolist() if v is not None]
         row: dict[str, Any] = {
@@ -801,7 +822,10 @@ def observations(
 
     Returns
     -------
-    dict of table name -> :class:`~qkforms.stats.table.Table` (see :data:`TABLES`)
+    dict of table name -> :class:`~qkforms.stats.table.Table` (see :data:`TABLES`).
+    For a training run (rows with a ``step``) the observation tables describe each
+    model's last checkpoint and the series tables (:mod:`qkforms.stats.series`) all
+    steps; otherwise there are no series tables.
 
     Raises
     ------
@@ -824,9 +848,13 @@ def observations(
     missing = [c for c in HEAD_COLUMNS if c not in heads_all]
     if missing:
         raise QKFormsError(f"heads table lacks columns {missing} (architecture.md §5)")
-    smissing = [c for c in SPECTRA_COLUMNS if c not in spectra]
+    smissing = [c for c in SPECTRA_READ_COLUMNS if c not in spectra]
     if smissing:
         raise QKFormsError(f"spectra table lacks columns {smissing} (architecture.md §5)")
+    series: dict[str, Table] = {}
+    if has_steps(heads_all):  # a training run: series tables, the rest on the last step
+        series = series_tables(heads_all, seed=seed, n_boot=n_boot, baseline=baseline)
+        heads_all, spectra = last_step_rows(heads_all, spectra)
     status = np.asarray([str(s) for s in heads_all["status"]])
     ok = heads_all.take(status == "ok")
     if len(ok) == 0:
@@ -867,4 +895,5 @@ def observations(
             head_cols[c] = hs[c]
     tables["head_stats"] = Table(head_cols)
     tables["baseline_heads"] = base
+    tables.update(series)
     return tables

@@ -116,7 +116,46 @@ def render_markdown(tables: dict[str, Table], *, header: str = "") -> str:
             continue
         lines += [f"## {title}", "", text, "", table.to_markdown(cols), ""]
     lines += _low_rank_layers(tables.get("by_layer"))
+    lines += _training_dynamics(tables)
     return "\n".join(lines)
+
+
+def _pooled(table: Table) -> Table:
+    """The rows of a series table that pool all layers (``layer`` null)."""
+    import math
+
+    keep = [i for i, v in enumerate(table["layer"])
+            if v is None or (isinstance(v, float) and math.isnan(v))]
+    return table.take(keep)
+
+
+def _training_dynamics(tables: dict[str, Table]) -> list[str]:
+    """The section of a training run: pooled per-step medians, settling steps, step 0."""
+    steps = tables.get("series_steps")
+    if steps is None or not len(steps):
+        return []
+    lines = ["## Training dynamics", "",
+             "The tables above describe the last checkpoint of each run. Per step, all "
+             "layers pooled (per-layer rows and every interval in `series_steps.csv`):", "",
+             _pooled(steps).to_markdown((
+                 "model", "step", "tokens_seen", "heads", "balanced", "sym_energy_median",
+                 "pairing_median", "rho_median", "c_median", "d_median", "theta_dist_median",
+                 "dist_M_median", "participation_ratio_median", "share_I+", "share_II",
+                 "share_I-")), "",
+             "When each quantity settles (plateau rule, `docs/statistics.md`; all layers "
+             "pooled):", "",
+             _pooled(tables["series_settling"]).to_markdown((
+                 "model", "quantity", "first_value", "last_value", "settle_step",
+                 "settle_fraction", "settled")), ""]
+    init = tables.get("series_init")
+    if init is not None and len(init):
+        lines += ["Step 0 (random initialization) against Proposition 5, Theorem 5 and the "
+                  "Gaussian baseline:", "",
+                  init.to_markdown(("model", "layer", "heads", "prop5_sym_energy",
+                                    "sym_energy_median", "rho_median", "thm5_dist_median",
+                                    "dist_M_median", "baseline_dist_M_median",
+                                    "dist_M_cliffs_delta")), ""]
+    return lines
 
 
 def _low_rank_layers(by_layer: Table | None) -> list[str]:
@@ -157,8 +196,10 @@ def write_tables(
     >>> [p.name for p in write_tables({"pairing": Table({"model": ["m"]})}, d, parquet=False)]
     ['pairing.csv', 'observations.md']
     """
+    from qkforms._fs import atomic_write, ensure_dir
+
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    ensure_dir(out, root=out)
     if parquet is None:
         try:
             import pyarrow  # noqa: F401
@@ -174,6 +215,6 @@ def write_tables(
         if parquet:
             written.append(table.to_parquet(out / f"{name}.parquet"))
     md = out / "observations.md"
-    md.write_text(render_markdown(tables, header=header), encoding="utf-8")
+    atomic_write(md, render_markdown(tables, header=header).encode("utf-8"))
     written.append(md)
     return written

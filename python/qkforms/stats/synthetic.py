@@ -87,7 +87,8 @@ def survey_rows(
         layer, index = divmod(i, per)
         n, N = head.n, head.N
         sp = head_spectra(head.W_Q[None], head.W_K[None])
-        row = {"model": model, "layer": layer, "head": index, "kv_head": index, "N": N, "n": n,
+        row = {"model": model, "step": None, "tokens_seen": None, "layer": layer, "head": index,
+               "kv_head": index, "N": N, "n": n,
                "status": "ok", "error": None, "exact_certified": exact_certified}
         row.update(_stat_row(sp.eig_S[0], float(sp.norm_sq[0]), max(float(sp.skew_sq[0]), 0.0),
                              float(sp.trace[0]), sp.sv_L_sq[0], N, n))
@@ -97,7 +98,7 @@ def survey_rows(
 
             row.update({k: v[0] for k, v in certify_columns([enclose(head)]).items()})
         _append(hcols, _order(row))
-        _append(scols, {"model": model, "layer": layer, "head": index,
+        _append(scols, {"model": model, "step": None, "layer": layer, "head": index,
                         "eig_S": sp.eig_S[0].tolist(), "sv_T": sp.sv_T[0].tolist(),
                         "abs_eig_L": sp.abs_eig_L[0].tolist()})
     return hcols, scols
@@ -130,12 +131,14 @@ def rows_from_spectrum(
         NN = N or 2 * n
         norm_sq = float(np.sum(lam**2))
         sv_L = np.sort(np.abs(lam))[::-1][:n]
-        row = {"model": model, "layer": layer, "head": index, "kv_head": index, "N": NN, "n": n,
+        row = {"model": model, "step": None, "tokens_seen": None, "layer": layer, "head": index,
+               "kv_head": index, "N": NN, "n": n,
                "status": "ok", "error": None, "exact_certified": None}
         row.update(_stat_row(lam, norm_sq, 0.0, float(lam.sum()),
                              np.sort(lam**2)[::-1], NN, n))
         _append(hcols, _order(row))
-        _append(scols, {"model": model, "layer": layer, "head": index, "eig_S": lam.tolist(),
+        _append(scols, {"model": model, "step": None, "layer": layer, "head": index,
+                        "eig_S": lam.tolist(),
                         "sv_T": np.zeros(n).tolist(), "abs_eig_L": sv_L.tolist()})
     return hcols, scols
 

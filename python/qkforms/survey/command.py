@@ -24,6 +24,9 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
+from typing import Any
+
+from qkforms.cli import bounded_int, directory_arg
 
 __all__ = ["configure", "run"]
 
@@ -39,7 +42,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--out",
-        type=Path,
+        type=directory_arg,
         default=Path("survey-out"),
         metavar="DIR",
         help="output directory (default: ./survey-out)",
@@ -90,14 +93,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--workers",
-        type=int,
+        type=bounded_int(1, 256),
         default=1,
         metavar="K",
         help="worker processes (layers are spread over them; default 1)",
     )
     parser.add_argument(
         "--threads",
-        type=int,
+        type=bounded_int(1, 256),
         default=None,
         metavar="T",
         help="compute threads per process (default: cores / workers)",
@@ -108,6 +111,47 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="SEL",
         help="layers to survey, e.g. 0-3 7 or 1,5 (default: all)",
+    )
+    parser.add_argument(
+        "--series",
+        action="store_true",
+        help="the SOURCEs are the checkpoints of one training run (ordered by step from "
+        "their names or trainer_state.json); a run directory (checkpoint-*/, step*/, "
+        "global_step*/) is recognised without this flag",
+    )
+    parser.add_argument(
+        "--revisions",
+        nargs="+",
+        default=None,
+        metavar="REV",
+        help="the SOURCE is a hub id and these revisions (e.g. step1000 step2000) are the "
+        "checkpoints of its training run (read from the local Hugging Face cache, or "
+        "fetched with --download)",
+    )
+    parser.add_argument(
+        "--download",
+        action="store_true",
+        help="allow fetching hub ids and revisions over the network",
+    )
+    parser.add_argument(
+        "--run-name",
+        default=None,
+        metavar="NAME",
+        help="the model column of a training run (default: the run directory's name)",
+    )
+    parser.add_argument(
+        "--executor",
+        choices=("local", "dask"),
+        default="local",
+        help="where the (checkpoint, layer) tasks run: this machine, or a dask cluster "
+        "(identical tables; default local)",
+    )
+    parser.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="dask scheduler address, e.g. tcp://host:8786 (default: a LocalCluster of "
+        "--workers processes); workers must see the same paths",
     )
     parser.add_argument(
         "--no-progress",
@@ -141,6 +185,16 @@ def _argv(args: argparse.Namespace) -> list[str]:
         out += ["--qk-norm", args.qk_norm]
     if args.certify and args.certify_method != "auto":
         out += ["--certify-method", args.certify_method]
+    if args.series:
+        out.append("--series")
+    if args.revisions:
+        out += ["--revisions", *args.revisions]
+    if args.run_name:
+        out += ["--run-name", args.run_name]
+    if args.executor != "local":
+        out += ["--executor", args.executor]
+    if args.scheduler:
+        out += ["--scheduler", args.scheduler]
     out += ["--workers", str(args.workers)]
     if args.threads is not None:
         out += ["--threads", str(args.threads)]
@@ -169,7 +223,6 @@ def run(args: argparse.Namespace) -> int:
     from qkforms.errors import QKFormsError
     from qkforms.models import load
     from qkforms.survey.runner import SurveyOptions, survey
-    from qkforms.survey.summary import model_summary
 
     if args.workers < 1:
         raise QKFormsError(f"--workers must be >= 1, got {args.workers}")
@@ -186,11 +239,22 @@ def run(args: argparse.Namespace) -> int:
         layers=args.layers,
         progress=not args.no_progress,
         threads=args.threads,
+        executor=args.executor,
+        scheduler=args.scheduler,
     )
+    if args.scheduler and args.executor != "dask":
+        raise QKFormsError("--scheduler needs --executor dask")
+    entries = _entries(args)
+    if args.executor != "local" or any(not isinstance(e, str) for e in entries):
+        manifest = _survey_units(entries, opts, args)
+        _report(Path(args.out), manifest)
+        if args.stats:
+            _observation_tables(Path(args.out))
+        return 0
     models, load_s = [], []
     for src in args.sources:
         t = time.perf_counter()
-        models.append(load(src, qk_norm=args.qk_norm))
+        models.append(load(src, download=args.download, qk_norm=args.qk_norm))
         load_s.append(time.perf_counter() - t)
     try:
         if args.fold_norm:  # refuse early, before any work, for unsupported architectures
@@ -204,10 +268,64 @@ def run(args: argparse.Namespace) -> int:
             close = getattr(m, "close", None)
             if close is not None:
                 close()
+    _report(Path(args.out), manifest)
+    if args.stats:
+        _observation_tables(Path(args.out))
+    return 0
+
+
+def _entries(args: argparse.Namespace) -> list[Any]:
+    """The sources as plain model sources (str) and training runs (Series)."""
+    from qkforms.errors import QKFormsError
+    from qkforms.survey.series import (
+        discover_run,
+        is_run_directory,
+        series_from_paths,
+        series_from_revisions,
+    )
+
+    if args.revisions:
+        if len(args.sources) != 1:
+            raise QKFormsError("--revisions takes exactly one SOURCE (a hub id), got "
+                               f"{len(args.sources)}")
+        return [series_from_revisions(args.sources[0], args.revisions, download=args.download,
+                                      name=args.run_name)]
+    if args.series:
+        return [series_from_paths(args.sources, name=args.run_name)]
+    entries: list[Any] = []
+    for src in args.sources:
+        entries.append(discover_run(src, name=args.run_name) if is_run_directory(src) else src)
+    return entries
+
+
+def _survey_units(entries: list[Any], opts: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """Runs and/or the dask executor: through :func:`qkforms.survey.series.survey_units`."""
+    from qkforms.models import load
+    from qkforms.survey.series import Series, survey_units, units_for
+
+    names = []
+    for e in entries:  # open the plain models first: their names, and errors before any work
+        if isinstance(e, str):
+            with load(e, download=args.download, qk_norm=args.qk_norm) as m:
+                if args.fold_norm:
+                    from qkforms.survey.runner import norm_gain
+
+                    norm_gain(m, 0)
+                names.append(m.info.name)
+    series = [e for e in entries if isinstance(e, Series)]
+    return survey_units(units_for(entries, names=names), opts, argv=_argv(args), series=series)
+
+
+def _report(out: Path, manifest: dict[str, Any]) -> None:
+    """One line per model and per training run."""
     import pyarrow.parquet as pq
 
-    heads = pq.read_table(Path(args.out) / "heads.parquet")
+    from qkforms.survey.summary import model_summary
+
+    heads = pq.read_table(out / "heads.parquet")
     for entry in manifest["models"]:
+        if entry.get("run") is not None:
+            continue
         s = model_summary(heads, entry["model"])
         cert = "" if s["certified"] is None else f", exact-certified {s['certified']}"
         if s["enclosed"] is not None:
@@ -219,10 +337,13 @@ def run(args: argparse.Namespace) -> int:
             f"balanced {s['balanced']}{cert} "
             f"({entry['timings']['wall_s']:.1f} s)"
         )
-    print(f"wrote {Path(args.out) / 'heads.parquet'} and summary.md")
-    if args.stats:
-        _observation_tables(Path(args.out))
-    return 0
+    for run in manifest.get("runs") or []:
+        steps = run["steps"]
+        last = model_summary(heads, run["model"], steps[-1])
+        print(f"{run['model']}: training run, {len(steps)} checkpoints (steps {steps[0]}–"
+              f"{steps[-1]}), {last['heads']} heads per checkpoint; last checkpoint: "
+              f"{last['ok']} ok, balanced {last['balanced']}")
+    print(f"wrote {out / 'heads.parquet'} and summary.md")
 
 
 def _observation_tables(out: Path) -> None:

@@ -22,11 +22,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from qkforms.errors import QKFormsError
+from qkforms.models.records import ModelInfo
 from qkforms.survey.store import PartStore
 from qkforms.tolerances import thresholds
 
 if TYPE_CHECKING:
-    from qkforms.models import Model, ModelInfo
+    from qkforms.models import Model
     from qkforms.survey.runner import SurveyOptions
 
 __all__ = [
@@ -37,13 +38,6 @@ __all__ = [
     "manifest",
     "run_fingerprint",
 ]
-
-#: the ModelInfo facts written per model (besides files)
-_FACTS = ("name", "architecture", "n_layers", "N", "n", "n_q", "n_kv", "positional",
-          "rope_base", "rotary_fraction", "rope_scaling", "rope_layout", "has_qk_bias",
-          "dtype", "format", "causal", "attention_scale", "attn_softcap", "qk_norm",
-          "qk_norm_policy")
-
 
 @dataclass
 class ModelRun:
@@ -82,8 +76,13 @@ def check_resume(store: PartStore, run: dict[str, Any]) -> None:
     """
     old = store.read_run()
     if old is None:
+        if store.has_parts():
+            raise QKFormsError(
+                f"cannot resume {run['name']!r} in {store.dir}: it holds layer parts but no "
+                "run.json saying what they were computed with; rerun without --resume to "
+                "start over")
         return
-    keys = ("files", "options", "thresholds", "version")
+    keys = ("files", "options", "thresholds", "version", "ids")
     diff = [k for k in keys if old.get(k) != run.get(k)]
     if diff:
         raise QKFormsError(
@@ -141,7 +140,7 @@ def manifest(models: Sequence[Model], srcs: Sequence[str | None], runs: Sequence
     status = heads.column("status").to_pylist()
     for model, src, run in zip(models, srcs, runs, strict=True):
         info = model.info
-        facts = {k: getattr(info, k, None) for k in _FACTS}
+        facts = {k: getattr(info, k, None) for k in ModelInfo.fact_names()}
         rows = [i for i, m in enumerate(model_col) if m == run.label]
         entries.append({
             "model": run.label,

@@ -40,8 +40,9 @@ from qkforms.errors import (
     QKFormsError,
     UnsupportedArchitectureError,
 )
-from qkforms.gram import LayerSpectra, layer_spectra
+from qkforms.gram import LayerSpectra, layer_spectra, unit_scale
 from qkforms.survey.manifest import ModelRun, check_resume, manifest, run_fingerprint
+from qkforms.survey.outdir import OutputLock, check_out, check_resume_models, open_output
 from qkforms.survey.parallel import (
     OneBehind,
     blas_single_thread,
@@ -117,6 +118,12 @@ class SurveyOptions:
     threads : int or None
         Threads computing slices of a layer's heads in parallel (single-threaded BLAS
         each); default: the number of cores divided by ``workers``.
+    executor : {"local", "dask"}
+        Where the (model or checkpoint, layer) tasks run: this machine, or a dask
+        cluster (:mod:`qkforms.survey.executors`); the tables are identical.
+    scheduler : str or None
+        Dask scheduler address (``tcp://host:8786``); None starts a ``LocalCluster`` of
+        ``workers`` processes.
     """
 
     out: Path = Path("survey-out")
@@ -131,6 +138,8 @@ class SurveyOptions:
     layers: list[str] | None = None
     progress: bool = True
     threads: int | None = None
+    executor: str = "local"
+    scheduler: str | None = None
 
     def compute_threads(self) -> int:
         """The number of compute threads per process."""
@@ -152,7 +161,8 @@ def parse_layers(spec: Sequence[str] | None, n_layers: int) -> list[int]:
     Raises
     ------
     QKFormsError
-        For malformed items or layers outside ``[0, n_layers)``.
+        For malformed items, empty ranges (``5-2``), an empty selection, or layers
+        outside ``[0, n_layers)``.
 
     Examples
     --------
@@ -176,11 +186,17 @@ def parse_layers(spec: Sequence[str] | None, n_layers: int) -> list[int]:
                     rng = range(int(tok), int(tok) + 1)
             except ValueError:
                 raise QKFormsError(f"bad layer selection {tok!r} (use e.g. 3, 0-5, 1,4)") from None
+            if not rng:
+                raise QKFormsError(f"layer range {tok!r} is empty (its start is above its "
+                                   f"end; did you mean {rng.stop - 1}-{rng.start}?)")
             for layer in rng:
                 if not 0 <= layer < n_layers:
                     raise QKFormsError(f"layer {layer} out of range: the model has "
                                        f"{n_layers} layers (0-{n_layers - 1})")
                 chosen.add(layer)
+    if not chosen:
+        raise QKFormsError(f"--layers {' '.join(map(str, spec))} selects no layer "
+                           "(use e.g. 3, 0-5, 1,4)")
     return sorted(chosen)
 
 
@@ -236,16 +252,24 @@ class LayerResult:
 
 
 def _spectra(W_Q: np.ndarray, W_K: np.ndarray, kv_index: np.ndarray, keep_factors: bool,
-             threads: int) -> LayerSpectra:
-    """:func:`layer_spectra` on ``threads`` slices of the query heads, in parallel.
+             threads: int) -> tuple[LayerSpectra, LayerSpectra]:
+    """:func:`layer_spectra` of rescaled weights, on ``threads`` slices of the query heads.
 
-    Every per-head number is computed by the same calls on the same blocks whatever
-    the slicing, so the result is identical to one batch.
+    Returns the spectra of the rescaled heads (every query and key head divided by its
+    power-of-two :func:`~qkforms.gram.unit_scale`, as :class:`qkforms.Head` does, so
+    that weights of 1e-300 or 1e300 neither under- nor overflow) and the same scaled
+    back to the stored weights (:meth:`LayerSpectra.scaled`; ``inf``/0 only where the
+    true value is beyond float64). Every per-head number is computed by the same calls
+    on the same blocks whatever the slicing, so the result is identical to one batch.
     """
-    parts = map_slices(lambda a, b: layer_spectra(W_Q[a:b], W_K, kv_index[a:b],
+    s_Q, s_K = unit_scale(W_Q), unit_scale(W_K)
+    Q = W_Q / s_Q[:, None, None]
+    K = W_K / s_K[:, None, None]
+    parts = map_slices(lambda a, b: layer_spectra(Q[a:b], K, kv_index[a:b],
                                                   keep_factors=keep_factors),
                        int(kv_index.shape[0]), threads=threads)
-    return parts[0] if len(parts) == 1 else LayerSpectra.concat(parts)
+    unit = parts[0] if len(parts) == 1 else LayerSpectra.concat(parts)
+    return unit, unit.scaled(s_Q, s_K[kv_index])
 
 
 def _certify(W_Q: np.ndarray, W_K: np.ndarray, gamma: np.ndarray | None, n: int, N: int,
@@ -298,6 +322,8 @@ def process_layer(
     keep_factors: bool = False,
     failure: str | None = None,
     threads: int = 1,
+    step: int | None = None,
+    tokens_seen: int | None = None,
 ) -> LayerResult:
     """Compute the heads and spectra tables of one layer.
 
@@ -326,6 +352,8 @@ def process_layer(
     threads : int
         Compute this many slices of the layer's query heads in parallel threads (each
         with single-threaded BLAS); the results do not depend on it.
+    step, tokens_seen : int, optional
+        The checkpoint's place in a training run (columns ``step``, ``tokens_seen``).
 
     Examples
     --------
@@ -355,12 +383,17 @@ def process_layer(
         if failure is not None or isinstance(lw, UnreadLayer):
             sp = LayerSpectra.failed(n_q, n, failure or "layer could not be read",
                                      keep_factors=keep_factors)
+            cols = head_columns(sp, N=N, n=n)
         else:
             W_Q, W_K = lw.W_Q, lw.W_K
             if gamma is not None:
                 W_Q, W_K = W_Q * gamma, W_K * gamma
-            sp = _spectra(W_Q, W_K, kv_index, keep_factors, threads)
-        cols = head_columns(sp, N=N, n=n)
+            unit, sp = _spectra(W_Q, W_K, kv_index, keep_factors, threads)
+            # every statistic is scale-invariant except norm_sq: compute them on the
+            # rescaled heads, and take norm_sq (and the stored spectra) at true scale
+            cols = head_columns(unit, N=N, n=n)
+            sp.ok, sp.error = unit.ok, unit.error
+            cols["norm_sq"] = np.where(cols["valid"], sp.norm_sq, np.nan)
     t1 = time.perf_counter()
     certified: list[bool | None] = [None] * n_q
     if exact and failure is None and not isinstance(lw, UnreadLayer):
@@ -378,8 +411,8 @@ def process_layer(
             _enclosures(W_Q, W_K, kv_index, cols["valid"], certify_method))
     t3 = time.perf_counter()
     heads = heads_table(model, lw.layer, kv_index, N, n, sp.error, cols, certified,
-                        certify_cols)
-    spectra = spectra_table(model, lw.layer, sp, cols["valid"])
+                        certify_cols, step=step, tokens_seen=tokens_seen)
+    spectra = spectra_table(model, lw.layer, sp, cols["valid"], step=step)
     factors = None
     if keep_factors:
         assert sp.Q_red is not None and sp.K_red is not None
@@ -409,18 +442,20 @@ def _read_layer(model: Model, layer: int) -> tuple[LayerWeights | None, str | No
 
 def _layer_result(model: Model, layer: int, lw: LayerWeights | None, failure: str | None,
                   opts: SurveyOptions, label: str, keep_factors: bool,
-                  gammas: dict[int, np.ndarray] | None) -> LayerResult:
+                  gammas: dict[int, np.ndarray] | None, step: int | None = None,
+                  tokens_seen: int | None = None) -> LayerResult:
     info = model.info
     if lw is None:  # unreadable layer: all heads failed, no weights
         unread = UnreadLayer(layer, np.arange(info.n_q) // max(1, info.n_q // info.n_kv))
         return process_layer(unread, info, model=label, keep_factors=keep_factors,
-                             failure=failure or "layer could not be read")
+                             failure=failure or "layer could not be read", step=step,
+                             tokens_seen=tokens_seen)
     gamma = gammas.get(layer) if gammas is not None else None
     return process_layer(lw, info, model=label, exact=opts.exact,
                          exact_method=opts.exact_method, certify=opts.certify,
                          certify_method=opts.certify_method, gamma=gamma,
                          keep_factors=keep_factors, failure=failure,
-                         threads=opts.compute_threads())
+                         threads=opts.compute_threads(), step=step, tokens_seen=tokens_seen)
 
 
 def _write(store: PartStore, layer: int, res: LayerResult) -> dict[str, float]:
@@ -434,23 +469,38 @@ def _write(store: PartStore, layer: int, res: LayerResult) -> dict[str, float]:
 
 
 _WORKER_MODELS: dict[str, Model] = {}
+#: models a worker process keeps open (a training run has many checkpoints)
+_WORKER_MODELS_KEPT = 2
+
+
+def _worker_model(source: str, qk_norm: str = "refuse") -> Model:
+    """The opened model of ``source`` in this worker (the least recent one is closed)."""
+    from qkforms.models import load
+
+    model = _WORKER_MODELS.pop(source, None)
+    if model is None:
+        model = load(source, checksum=False, qk_norm=qk_norm)
+    _WORKER_MODELS[source] = model  # most recent last
+    while len(_WORKER_MODELS) > _WORKER_MODELS_KEPT:
+        old = _WORKER_MODELS.pop(next(iter(_WORKER_MODELS)))
+        close = getattr(old, "close", None)
+        if close is not None:
+            close()
+    return model
 
 
 def _worker_layer(source: str, out: str, key: str, label: str, layer: int,
-                  opts: dict[str, Any], keep_factors: bool) -> dict[str, float]:
+                  opts: dict[str, Any], keep_factors: bool, step: int | None = None,
+                  tokens_seen: int | None = None) -> dict[str, float]:
     """Worker-process task: survey one layer of ``source`` and write its parts."""
-    from qkforms.models import load
-
-    model = _WORKER_MODELS.get(source)
-    if model is None:
-        model = _WORKER_MODELS[source] = load(source, checksum=False,
-                                              qk_norm=opts.get("qk_norm", "refuse"))
+    model = _worker_model(source, opts.get("qk_norm", "refuse"))
     o = SurveyOptions(**opts)
     t = time.perf_counter()
     lw, failure = _read_layer(model, layer)
     read_s = time.perf_counter() - t
     gammas = {layer: norm_gain(model, layer)} if o.fold_norm else None
-    res = _layer_result(model, layer, lw, failure, o, label, keep_factors, gammas)
+    res = _layer_result(model, layer, lw, failure, o, label, keep_factors, gammas,
+                        step=step, tokens_seen=tokens_seen)
     timings = _write(PartStore(Path(out), key), layer, res)
     timings["read_s"] = read_s
     return timings
@@ -467,17 +517,35 @@ def _progress(total: int, desc: str, enabled: bool) -> Any:
     return tqdm(total=total, desc=desc, unit="layer", disable=disable, file=sys.stderr)
 
 
-def _survey_model(model: Model, source: str | None, key: str, label: str, opts: SurveyOptions,
-                  layers: list[int]) -> ModelRun:
+def prepare_model(model: Model, source: str | None, key: str, label: str,
+                  opts: SurveyOptions, layers: list[int], *, step: int | None = None,
+                  tokens_seen: int | None = None) -> tuple[ModelRun, list[int]]:
+    """Check/prepare the parts of one model (or checkpoint); return its run and the layers to do.
+
+    With ``opts.resume`` the existing parts must have been computed from the same files,
+    options, thresholds, version (and checkpoint step); without it they are discarded.
+    """
     info = model.info
     store = PartStore(opts.out, key)
     keep_factors = info.positional == "rope"
     run = run_fingerprint(info, opts, str(source))
+    if step is not None or tokens_seen is not None:
+        run["ids"] = {"step": step, "tokens_seen": tokens_seen}
     if opts.resume:
         check_resume(store, run)
     store.start(run, resume=opts.resume)
     done = set(store.done_layers(factors=keep_factors)) if opts.resume else set()
     todo = [layer for layer in layers if layer not in done]
+    return ModelRun(key=key, label=label, store=store, layers=layers,
+                    resumed_layers=len(layers) - len(todo), keep_factors=keep_factors), todo
+
+
+def _survey_model(model: Model, source: str | None, key: str, label: str, opts: SurveyOptions,
+                  layers: list[int], *, step: int | None = None,
+                  tokens_seen: int | None = None, lock: OutputLock | None = None) -> ModelRun:
+    mrun, todo = prepare_model(model, source, key, label, opts, layers, step=step,
+                               tokens_seen=tokens_seen)
+    store, keep_factors = mrun.store, mrun.keep_factors
     gammas = None
     if opts.fold_norm:
         gammas = {layer: norm_gain(model, layer) for layer in todo}
@@ -496,31 +564,52 @@ def _survey_model(model: Model, source: str | None, key: str, label: str, opts: 
         if opts.workers > 1 and source is not None and len(todo) > 1:
             odict = asdict(opts)
             odict["out"] = str(opts.out)
-            calls = [(source, str(opts.out), key, label, layer, odict, keep_factors)
-                     for layer in todo]
-            run_processes(_worker_layer, calls, workers=opts.workers, on_result=add)
+            calls = [(source, str(opts.out), key, label, layer, odict, keep_factors, step,
+                      tokens_seen) for layer in todo]
+            run_processes(_worker_layer, calls, workers=opts.workers, on_result=add,
+                          on_start=lock.record_workers if lock is not None else None)
         else:
             # read layer i + 1, compute layer i, write layer i - 1: all at once
             with OneBehind(add) as writer:
                 for layer, (lw, failure), read_s in prefetched(
                         lambda i: _read_layer(model, i), todo):
                     res = _layer_result(model, layer, lw, failure, opts, label, keep_factors,
-                                        gammas)
+                                        gammas, step=step, tokens_seen=tokens_seen)
+                    del lw  # let the reader's next layer take this one's memory
                     res.timings["read_s"] = read_s
                     writer.submit(functools.partial(_write, store, layer, res))
+    except BaseException:
+        # the workers are dead (run_processes joined them) and the writer thread is
+        # done: a write they were killed in left a temporary file, which goes now
+        try:
+            store.clean_temporaries()
+        except (OSError, QKFormsError):  # pragma: no cover - best effort on the way out
+            pass
+        raise
     finally:
         if bar is not None:
             bar.close()
     totals["wall_s"] = time.perf_counter() - t0
-    return ModelRun(key=key, label=label, store=store, layers=layers,
-                    resumed_layers=len(layers) - len(todo), keep_factors=keep_factors,
-                    timings=totals)
+    mrun.timings = totals
+    return mrun
+
+
+#: the local layer pipeline of one model or checkpoint (used by the series driver)
+survey_model = _survey_model
 
 
 # --------------------------------------------------------------------------- whole survey
 
 
-def _unique_keys(names: list[str]) -> list[str]:
+def unique_labels(names: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Part keys and ``model`` column values: made unique when two sources share a name.
+
+    Examples
+    --------
+    >>> from qkforms.survey.runner import unique_labels
+    >>> unique_labels(["m", "x/y", "m"])
+    (['m', 'x_y', 'm-2'], ['m [m]', 'x/y', 'm [m-2]'])
+    """
     keys: list[str] = []
     for name in names:
         base = model_key(name)
@@ -528,7 +617,9 @@ def _unique_keys(names: list[str]) -> list[str]:
         while key in keys:
             key, i = f"{base}-{i}", i + 1
         keys.append(key)
-    return keys
+    labels = [name if list(names).count(name) == 1 else f"{name} [{key}]"
+              for name, key in zip(names, keys, strict=True)]
+    return keys, labels
 
 
 def survey(
@@ -570,13 +661,8 @@ def survey(
     >>> man["models"][0]["heads"], sorted(p.name for p in (tmp / "out").glob("*.*"))
     (4, ['heads.parquet', 'manifest.json', 'spectra.parquet', 'summary.md'])
     """
-    from qkforms import __version__
-    from qkforms.survey.summary import write_summary
-    from qkforms.survey.tables import concat_tables
-
     t_start = time.perf_counter()
-    out = Path(opts.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = check_out(opts.out)
     srcs = list(sources) if sources is not None else [None] * len(models)
     for m in models:
         policy = getattr(m.info, "qk_norm_policy", None)
@@ -585,16 +671,45 @@ def survey(
                                f"options say qk_norm={opts.qk_norm!r}; load it with the "
                                "survey's policy")
     names = [m.info.name for m in models]
-    keys = _unique_keys(names)
-    # the `model` column: the model's name, made unique when two sources share one
-    labels = [name if names.count(name) == 1 else f"{name} [{key}]"
-              for name, key in zip(names, keys, strict=True)]
+    if opts.executor != "local":
+        if any(s is None for s in srcs):
+            raise QKFormsError(f"--executor {opts.executor} needs the sources of the models "
+                               "(the workers open them)")
+        from qkforms.survey.series import survey_units, units_for
+
+        return survey_units(units_for([str(s) for s in srcs], names=names), opts, argv=argv)
+    keys, labels = unique_labels(names)
     selections = [parse_layers(opts.layers, m.info.n_layers) for m in models]
-    runs = []
-    for model, src, key, label, layers in zip(models, srcs, keys, labels, selections,
-                                              strict=True):
-        runs.append(_survey_model(model, src, key, label, opts, layers))
-    # merge
+    with open_output(out) as lock:
+        if opts.resume:
+            check_resume_models(out, keys, names)
+        runs = []
+        for model, src, key, label, layers in zip(models, srcs, keys, labels, selections,
+                                                  strict=True):
+            runs.append(_survey_model(model, src, key, label, opts, layers, lock=lock))
+        if load_seconds is not None:
+            for run, secs in zip(runs, load_seconds, strict=True):
+                run.timings["load_s"] = secs
+        return finish_survey(models, srcs, runs, opts, argv=argv, t_start=t_start)
+
+
+def finish_survey(models: Sequence[Any], srcs: Sequence[str | None], runs: Sequence[ModelRun],
+                  opts: SurveyOptions, *, argv: Sequence[str] | None = None,
+                  t_start: float | None = None,
+                  entry_extra: Sequence[dict[str, Any]] | None = None,
+                  extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Merge the parts of ``runs`` (in order) and write the tables, manifest and summary.
+
+    ``models`` need only ``info``; ``entry_extra`` adds fields to each manifest entry
+    (e.g. a checkpoint's ``step``), ``extra`` top-level fields (e.g. ``runs``).
+    Returns the manifest.
+    """
+    from qkforms import __version__
+    from qkforms.survey.summary import write_summary
+    from qkforms.survey.tables import concat_tables
+
+    t_start = time.perf_counter() if t_start is None else t_start
+    out = Path(opts.out)  # call it under the output lock (open_output)
     t_merge = time.perf_counter()
     heads_parts, spectra_parts = [], []
     for run in runs:
@@ -603,18 +718,19 @@ def survey(
             spectra_parts.append(run.store.read_layer(layer, "spectra"))
     heads = concat_tables(heads_parts, "heads")
     spectra = concat_tables(spectra_parts, "spectra")
-    atomic_write_table(out / "heads.parquet", heads)
-    atomic_write_table(out / "spectra.parquet", spectra)
+    atomic_write_table(out / "heads.parquet", heads, root=out)
+    atomic_write_table(out / "spectra.parquet", spectra, root=out)
     for run in runs:
         if run.keep_factors:
-            (out / "factors").mkdir(exist_ok=True)
             run.store.merge_factors(run.layers, out / "factors" / f"{run.key}.npz")
     merge_s = time.perf_counter() - t_merge
-    if load_seconds is not None:
-        for run, secs in zip(runs, load_seconds, strict=True):
-            run.timings["load_s"] = secs
     man = manifest(models, srcs, runs, opts, heads, argv, __version__)
+    if entry_extra is not None:
+        for entry, more in zip(man["models"], entry_extra, strict=True):
+            entry.update(more)
+    if extra:
+        man.update(extra)
     man["timings"] = {"merge_s": merge_s, "total_s": time.perf_counter() - t_start}
-    atomic_write_bytes(out / "manifest.json", json.dumps(man, indent=2).encode())
+    atomic_write_bytes(out / "manifest.json", json.dumps(man, indent=2).encode(), root=out)
     write_summary(out / "summary.md", heads, man)
     return man

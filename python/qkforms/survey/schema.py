@@ -13,7 +13,7 @@ Examples
 --------
 >>> from qkforms.survey.schema import HEADS_COLUMNS, heads_schema
 >>> HEADS_COLUMNS[:8]
-('model', 'layer', 'head', 'kv_head', 'N', 'n', 'status', 'error')
+('model', 'step', 'tokens_seen', 'layer', 'head', 'kv_head', 'N', 'n')
 >>> str(heads_schema().field("exact_certified").type)
 'bool'
 """
@@ -35,7 +35,9 @@ __all__ = [
     "HEADS_COLUMNS",
     "INT_COLUMNS",
     "SPECTRA",
+    "SERIES_COLUMNS",
     "SPECTRA_COLUMNS",
+    "SPECTRA_READ_COLUMNS",
     "STAT_READ_COLUMNS",
     "Column",
     "heads_schema",
@@ -44,7 +46,7 @@ __all__ = [
     "update_docs",
 ]
 
-ArrowType = Literal["string", "int32", "double", "bool", "list<double>"]
+ArrowType = Literal["string", "int32", "int64", "double", "bool", "list<double>"]
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,7 @@ class Column:
     ----------
     name : str
     type : str
-        Arrow type: ``"string"``, ``"int32"``, ``"double"``, ``"bool"`` or
+        Arrow type: ``"string"``, ``"int32"``, ``"int64"``, ``"double"``, ``"bool"`` or
         ``"list<double>"``.
     nullable : bool
         Null allowed (failed heads, or ``--exact`` not asked).
@@ -77,7 +79,8 @@ class Column:
         """The pyarrow field."""
         import pyarrow as pa
 
-        types = {"string": pa.string(), "int32": pa.int32(), "double": pa.float64(),
+        types = {"string": pa.string(), "int32": pa.int32(), "int64": pa.int64(),
+                 "double": pa.float64(),
                  "bool": pa.bool_(), "list<double>": pa.list_(pa.float64())}
         return pa.field(self.name, types[self.type], nullable=self.nullable)
 
@@ -100,7 +103,12 @@ def _dbl(name: str, meaning: str) -> Column:
 
 #: every column of heads.parquet, in file order
 HEADS: tuple[Column, ...] = (
-    _id("model", "string", "model name (`ModelInfo.name`, made unique if two sources share one)"),
+    _id("model", "string", "model name (`ModelInfo.name`, made unique if two sources share one; "
+        "for a training run: the run's name)"),
+    _id("step", "int64", "training step of the checkpoint (training runs; null for a single "
+        "model)", nullable=True),
+    _id("tokens_seen", "int64", "tokens seen by the checkpoint, from `trainer_state.json` "
+        "(`num_input_tokens_seen`); null when unknown", nullable=True),
     _id("layer", "int32", "layer index, from 0"),
     _id("head", "int32", "query head index"),
     _id("kv_head", "int32", "key/value head used (GQA: `⌊h / (n_q/n_kv)⌋`)"),
@@ -157,6 +165,7 @@ HEADS: tuple[Column, ...] = (
 #: every column of spectra.parquet (one row per ok head), in file order
 SPECTRA: tuple[Column, ...] = (
     _id("model", "string", "as in heads.parquet"),
+    _id("step", "int64", "as in heads.parquet", nullable=True),
     _id("layer", "int32", "as in heads.parquet"),
     _id("head", "int32", "as in heads.parquet"),
     Column("eig_S", "list<double>", True, "the 2n nonzero eigenvalues of S, decreasing",
@@ -179,11 +188,19 @@ FLOAT_COLUMNS: tuple[str, ...] = tuple(c.name for c in HEADS
                                        if c.source == "stat" and c.type == "double")
 #: the columns filled by ``--certify`` (``<stat>_lo``, ``<stat>_hi``, ``certify_method``)
 CERTIFY_COLUMNS: tuple[str, ...] = tuple(c.name for c in HEADS if c.source == "certify")
+#: the columns that identify a checkpoint of a training run (optional for readers:
+#: absent or null for a single model)
+SERIES_COLUMNS: tuple[str, ...] = ("step", "tokens_seen")
+#: the spectra.parquet columns the observation statistics require
+SPECTRA_READ_COLUMNS: tuple[str, ...] = tuple(
+    c for c in SPECTRA_COLUMNS if c not in SERIES_COLUMNS)
 #: the heads.parquet columns the observation statistics read (all but the run's
-#: bookkeeping: kv_head, error, exact_certified; the certify columns are optional)
+#: bookkeeping: kv_head, error, exact_certified; the certify and series columns are
+#: optional)
 STAT_READ_COLUMNS: tuple[str, ...] = tuple(
     c for c in HEADS_COLUMNS
-    if c not in ("kv_head", "error", "exact_certified") and c not in CERTIFY_COLUMNS)
+    if c not in ("kv_head", "error", "exact_certified", *SERIES_COLUMNS)
+    and c not in CERTIFY_COLUMNS)
 
 
 def heads_schema() -> Any:
@@ -220,7 +237,7 @@ def markdown_table(columns: tuple[Column, ...]) -> str:
 
     Examples
     --------
-    >>> print(markdown_table(SPECTRA).splitlines()[3])
+    >>> print(markdown_table(SPECTRA).splitlines()[4])
     | `layer` | int32 | as in heads.parquet |
     """
     rows = ["| column | type | meaning |", "|---|---|---|"]

@@ -31,8 +31,8 @@ MEDIAN_COLUMNS = (
 )
 
 
-def model_summary(heads: Any, model: str) -> dict[str, Any]:
-    """Counts and medians for the rows of one model of a heads table.
+def model_summary(heads: Any, model: str, step: int | None = None) -> dict[str, Any]:
+    """Counts and medians for the rows of one model (and, for a run, one step).
 
     Examples
     --------
@@ -49,6 +49,13 @@ def model_summary(heads: Any, model: str) -> dict[str, Any]:
     (3, 3, 0, 3, None)
     """
     rows = heads.filter(_eq(heads.column("model"), model))
+    if step is not None:
+        rows = rows.filter(_eq(rows.column("step"), step))
+    return _summary_of(rows, model)
+
+
+def _summary_of(rows: Any, model: str) -> dict[str, Any]:
+    """:func:`model_summary` of rows already selected."""
     cols = {name: rows.column(name).to_pylist() for name in rows.column_names}
     status = cols["status"]
     ok = [i for i, s in enumerate(status) if s == "ok"]
@@ -113,7 +120,7 @@ def _max_width(cols: dict[str, list[Any]], rows: list[int]) -> float | None:
     return max(finite) if finite else None
 
 
-def _eq(column: Any, value: str) -> Any:
+def _eq(column: Any, value: str | int) -> Any:
     import pyarrow.compute as pc
 
     return pc.equal(column, value)
@@ -154,6 +161,8 @@ def write_summary(path: Path, heads: Any, manifest: dict[str, Any]) -> str:
     if qk:
         lines += [f"q/k-normalized heads (--qk-norm {qk['policy']}): {qk['meaning']}.", ""]
     for entry in manifest["models"]:
+        if entry.get("run") is not None:
+            continue  # checkpoints of a training run: one section per run below
         s = model_summary(heads, entry["model"])
         lines += [f"## {entry['model']}", ""]
         lines.append(f"{entry['architecture']}, {entry['n_layers']} layers, "
@@ -193,6 +202,39 @@ def write_summary(path: Path, heads: Any, manifest: dict[str, Any]) -> str:
             lines += ["", "Failure reasons:", ""]
             lines += [f"- {reason}" for reason in s["failures"]]
         lines.append("")
+    for run in manifest.get("runs") or []:
+        lines += _run_section(heads, manifest, run)
     text = "\n".join(lines)
     atomic_write_bytes(Path(path), text.encode("utf-8"))
     return text
+
+
+def _run_section(heads: Any, manifest: dict[str, Any], run: dict[str, Any]) -> list[str]:
+    """The ``summary.md`` section of a training run: one row per checkpoint."""
+    entries = [e for e in manifest["models"] if e.get("run") == run["key"]]
+    first = entries[0]
+    lines = [f"## {run['model']} (training run, {len(entries)} checkpoints)", "",
+             f"{first['architecture']}, {first['n_layers']} layers, {first['n_q']} query / "
+             f"{first['n_kv']} key heads, N = {first['N']}, n = {first['n']}, "
+             f"{first['positional']}, stored as {first['dtype']}; from {run['source']}", "",
+             "| step | tokens seen | heads | ok | failed | balanced | exact-certified | "
+             "I+ | II | I- | median sym_energy | median pairing | median theta_dist |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    failures: set[str] = set()
+    mine = heads.filter(_eq(heads.column("model"), run["model"]))
+    steps = np.asarray(mine.column("step").to_pylist(), dtype=object)
+    for e in entries:
+        s = _summary_of(mine.take(np.flatnonzero(steps == e["step"])), run["model"])
+        cert = "–" if s["certified"] is None else str(s["certified"])
+        tokens = "–" if e.get("tokens_seen") is None else str(e["tokens_seen"])
+        m = s["medians"]
+        lines.append(
+            f"| {e['step']} | {tokens} | {s['heads']} | {s['ok']} | {s['failed']} | "
+            f"{s['balanced']} | {cert} | {s['types'].get('I+', 0)} | "
+            f"{s['types'].get('II', 0)} | {s['types'].get('I-', 0)} | "
+            f"{_fmt(m['sym_energy'])} | {_fmt(m['pairing'])} | {_fmt(m['theta_dist'])} |")
+        failures.update(s["failures"])
+    if failures:
+        lines += ["", "Failure reasons:", ""] + [f"- {r}" for r in sorted(failures)]
+    lines.append("")
+    return lines

@@ -4,9 +4,11 @@
 plus one ``model.safetensors``) holding only the query/key projections (and,
 optionally, the ``input_layernorm`` gains) of a decoder with grouped-query attention.
 Weights are iid Gaussian, generated and written one layer at a time (memory stays at
-one layer), stored as ``BF16`` or ``F32``. Individual heads can be made to fail on
-purpose: ``nan_heads`` puts a NaN into a query head, ``degenerate_heads`` copies the
-key head into the query head (``W_Q = W_K``, so the stacked map has rank n < 2n).
+one layer), stored as ``BF16``, ``F32`` or ``F64`` (the last with an optional ``scale``
+multiplying every weight, e.g. 1e300 or 1e-300 to test extreme magnitudes). Individual
+heads can be made to fail on purpose: ``nan_heads`` puts a NaN into a query head,
+``degenerate_heads`` copies the key head into the query head (``W_Q = W_K``, so the
+stacked map has rank n < 2n).
 
 Examples
 --------
@@ -30,7 +32,7 @@ import numpy as np
 
 from qkforms.errors import ParameterError, format_value
 
-__all__ = ["to_bfloat16_bits", "write_llama_checkpoint"]
+__all__ = ["to_bfloat16_bits", "write_llama_checkpoint", "write_series"]
 
 
 def to_bfloat16_bits(x: np.ndarray) -> np.ndarray:
@@ -64,6 +66,8 @@ def write_llama_checkpoint(
     nan_heads: Iterable[tuple[int, int]] = (),
     degenerate_heads: Iterable[tuple[int, int]] = (),
     name: str | None = None,
+    scale: float = 1.0,
+    pull: float = 0.0,
 ) -> Path:
     """Write a synthetic q/k-only checkpoint; return its directory.
 
@@ -73,7 +77,7 @@ def write_llama_checkpoint(
         Directory to create (or reuse).
     n_layers, N, n, n_q, n_kv : int
         Layers, residual dimension, head dimension, query and key/value heads.
-    dtype : {"BF16", "F32"}
+    dtype : {"BF16", "F32", "F64"}
     seed : int
     model_type : str
         ``"mistral"`` or ``"llama"``.
@@ -83,13 +87,21 @@ def write_llama_checkpoint(
     nan_heads, degenerate_heads : iterable of (layer, query head)
     name : str, optional
         ``_name_or_path`` in the config (the model's display name).
+    scale : float
+        Multiplies every q/k weight (in float64; only with ``dtype="F64"``).
+    pull : float
+        Move every query map towards its key map, ``W_Q <- (1 - pull) W_Q + pull W_K``
+        (``pull = 0``: iid Gaussian; towards 1 the forms become symmetric positive
+        semidefinite; 1 itself makes every head degenerate).
 
     Returns
     -------
     Path
     """
-    if dtype not in ("BF16", "F32"):
-        raise ParameterError(f"dtype must be 'BF16' or 'F32', got {format_value(dtype)}")
+    if dtype not in ("BF16", "F32", "F64"):
+        raise ParameterError(f"dtype must be 'BF16', 'F32' or 'F64', got {format_value(dtype)}")
+    if scale != 1.0 and dtype != "F64":
+        raise ParameterError("scale needs dtype='F64' (other dtypes cannot hold scaled weights)")
     out = Path(path)
     out.mkdir(parents=True, exist_ok=True)
     nan_set = set(nan_heads)
@@ -109,10 +121,10 @@ def write_llama_checkpoint(
         "rope_theta": rope_theta,
         "rms_norm_eps": 1e-5,
         "max_position_embeddings": 4096,
-        "torch_dtype": "bfloat16" if dtype == "BF16" else "float32",
+        "torch_dtype": {"BF16": "bfloat16", "F32": "float32", "F64": "float64"}[dtype],
     }
     (out / "config.json").write_text(json.dumps(config, indent=1), encoding="utf-8")
-    itemsize = 2 if dtype == "BF16" else 4
+    itemsize = {"BF16": 2, "F32": 4, "F64": 8}[dtype]
     tensors: list[tuple[str, tuple[int, ...]]] = []
     for layer in range(n_layers):
         base = f"model.layers.{layer}"
@@ -131,17 +143,22 @@ def write_llama_checkpoint(
     head = json.dumps(header).encode("utf-8")
     head += b" " * (-len(head) % 8)
     rng = np.random.default_rng(seed)
-    scale = np.float32(1.0 / np.sqrt(N))
+    weight_scale = scale
+    init_scale = np.float32(1.0 / np.sqrt(N))
 
-    def encode(a: np.ndarray) -> bytes:
+    def encode(a: np.ndarray, factor: float = weight_scale) -> bytes:
+        if dtype == "F64":
+            return (a.astype(np.float64) * factor).astype("<f8").tobytes()
         return (to_bfloat16_bits(a) if dtype == "BF16" else a.astype("<f4")).tobytes()
 
     with open(out / "model.safetensors", "wb") as f:
         f.write(len(head).to_bytes(8, "little"))
         f.write(head)
         for layer in range(n_layers):
-            q = rng.standard_normal((n_q, n, N), dtype=np.float32) * scale
-            k = rng.standard_normal((n_kv, n, N), dtype=np.float32) * scale
+            q = rng.standard_normal((n_q, n, N), dtype=np.float32) * init_scale
+            k = rng.standard_normal((n_kv, n, N), dtype=np.float32) * init_scale
+            if pull:
+                q = ((1.0 - pull) * q + pull * k[np.arange(n_q) // group]).astype(np.float32)
             for lay, h in degen:
                 if lay == layer:
                     q[h] = k[h // group]
@@ -152,5 +169,51 @@ def write_llama_checkpoint(
             f.write(encode(k.reshape(n_kv * n, N)))
             if norms:
                 gamma = (1.0 + 0.1 * rng.standard_normal(N)).astype(np.float32)
-                f.write(encode(gamma))
+                f.write(encode(gamma, 1.0))
+    return out
+
+
+def write_series(
+    path: str | os.PathLike[str],
+    steps: Iterable[int],
+    *,
+    n_layers: int = 2,
+    N: int = 32,
+    n: int = 4,
+    n_q: int = 4,
+    n_kv: int = 2,
+    seed: int = 0,
+    tokens_per_step: int | None = 1024,
+    dtype: str = "F32",
+) -> Path:
+    """A synthetic training run: ``checkpoint-<step>/`` directories with ``trainer_state.json``.
+
+    Every checkpoint has the same Gaussian initialization (``seed``) pulled towards
+    symmetric forms by ``pull = 0.8 · step / max(steps)`` (see
+    :func:`write_llama_checkpoint`): at step 0 the heads are random products, later the
+    profiles move from the midpoint M of Θ towards the vertex c = 1. The state file holds
+    ``global_step`` and, when ``tokens_per_step`` is given, ``num_input_tokens_seen``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from qkforms.survey.series import discover_run
+    >>> from qkforms.survey.synthetic import write_series
+    >>> run = write_series(tempfile.mkdtemp() + "/run", [0, 50, 100], n_layers=1)
+    >>> s = discover_run(run)
+    >>> s.steps, [c.tokens_seen for c in s.checkpoints]
+    ([0, 50, 100], [0, 51200, 102400])
+    """
+    out = Path(path)
+    steps = sorted(set(int(s) for s in steps))
+    top = max(max(steps), 1)
+    for step in steps:
+        ck = write_llama_checkpoint(out / f"checkpoint-{step}", n_layers=n_layers, N=N, n=n,
+                                    n_q=n_q, n_kv=n_kv, dtype=dtype, seed=seed,
+                                    model_type="llama", pull=0.8 * step / top,
+                                    name=f"synthetic-run-{out.name}")
+        state: dict[str, object] = {"global_step": step, "log_history": []}
+        if tokens_per_step is not None:
+            state["num_input_tokens_seen"] = step * tokens_per_step
+        (ck / "trainer_state.json").write_text(json.dumps(state), encoding="utf-8")
     return out

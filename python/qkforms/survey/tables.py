@@ -64,13 +64,16 @@ def list_array(values: NDArray[np.float64]) -> pa.ListArray:
 def heads_table(model: str, layer: int, kv_index: NDArray[np.int64], N: int, n: int,
                 error: Sequence[str | None], cols: dict[str, NDArray],
                 certified: Sequence[bool | None],
-                certify: Mapping[str, Sequence[Any]] | None = None) -> pa.Table:
+                certify: Mapping[str, Sequence[Any]] | None = None, *, step: int | None = None,
+                tokens_seen: int | None = None) -> pa.Table:
     """The ``heads.parquet`` rows of one layer.
 
     Parameters
     ----------
     model, layer, kv_index, N, n
         The identifying columns.
+    step, tokens_seen
+        The checkpoint's place in a training run (null for a single model).
     error
         Failure reason per head (None for ok heads).
     cols
@@ -89,6 +92,8 @@ def heads_table(model: str, layer: int, kv_index: NDArray[np.int64], N: int, n: 
     inval = ~valid
     data: dict[str, Any] = {
         "model": pa.array([model] * n_q, type=pa.string()),
+        "step": pa.array([step] * n_q, type=pa.int64()),
+        "tokens_seen": pa.array([tokens_seen] * n_q, type=pa.int64()),
         "layer": pa.array(np.full(n_q, layer, dtype=np.int32)),
         "head": pa.array(np.arange(n_q, dtype=np.int32)),
         "kv_head": pa.array(kv_index.astype(np.int32)),
@@ -111,7 +116,7 @@ def heads_table(model: str, layer: int, kv_index: NDArray[np.int64], N: int, n: 
 
 
 def spectra_table(model: str, layer: int, sp: LayerSpectra,
-                  valid: NDArray[np.bool_]) -> pa.Table:
+                  valid: NDArray[np.bool_], *, step: int | None = None) -> pa.Table:
     """The ``spectra.parquet`` rows of one layer (its valid heads).
 
     The list columns are the :class:`~qkforms.gram.LayerSpectra` fields of the same
@@ -122,6 +127,7 @@ def spectra_table(model: str, layer: int, sp: LayerSpectra,
     ok = np.flatnonzero(valid)
     data: dict[str, Any] = {
         "model": pa.array([model] * ok.size, type=pa.string()),
+        "step": pa.array([step] * ok.size, type=pa.int64()),
         "layer": pa.array(np.full(ok.size, layer, dtype=np.int32)),
         "head": pa.array(ok.astype(np.int32)),
     }

@@ -1,0 +1,135 @@
+"""Statistics over training steps: per-step medians, settling steps, the step-0 baseline."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pq = pytest.importorskip("pyarrow.parquet")
+
+from qkforms.cli import main  # noqa: E402
+from qkforms.stats import observations  # noqa: E402
+from qkforms.stats.series import (  # noqa: E402
+    MEDIAN_QUANTITIES,
+    SETTLE_MARGIN,
+    dist_to_M,
+    series_tables,
+    settle_step,
+)
+from qkforms.stats.table import read_parquet  # noqa: E402
+from qkforms.survey.synthetic import write_series  # noqa: E402
+
+STEPS = [0, 10, 20, 40, 80]
+
+
+@pytest.fixture(scope="module")
+def survey_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("sstats")
+    run = write_series(base / "run", STEPS, n_layers=2, N=48, n=4, n_q=6, n_kv=3)
+    out = base / "out"
+    assert main(["survey", str(run), "--out", str(out), "--no-stats", "--no-progress"]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def tables(survey_dir: Path):
+    heads = read_parquet(survey_dir / "heads.parquet")
+    return heads, series_tables(heads, seed=0, n_boot=200)
+
+
+def _isnull(v: object) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def test_settle_step_rule() -> None:
+    assert settle_step([0, 1, 2, 3], [5.0, 1.0, 1.0, 1.0], 0.9, 1.1) == 1
+    assert settle_step([0, 1, 2, 3], [1.0, 1.0, 1.0, 1.0], 0.9, 1.1) == 0
+    assert settle_step([0, 1, 2, 3], [1.0, 5.0, 1.0, 1.0], 0.9, 1.1) == 2  # left and came back
+    assert math.isnan(settle_step([0, 1], [1.0, 2.0], 0.9, 1.1))
+    assert settle_step([0, 1, 2], [1.0, float("nan"), 1.0], 0.9, 1.1) == 2  # NaN is outside
+
+
+def test_per_step_rows_are_medians_of_the_heads(tables) -> None:
+    heads, out = tables
+    steps_t = out["series_steps"]
+    assert len(steps_t) == len(STEPS) * 3  # two layers and the pooled row per step
+    h = {c: np.asarray(heads[c]) for c in ("step", "layer", "sym_energy", "c", "theta_dist",
+                                           "tokens_seen", "a", "b", "d")}
+    for r in steps_t.rows():
+        mask = h["step"] == r["step"]
+        if not _isnull(r["layer"]):
+            mask &= h["layer"] == r["layer"]
+        assert r["heads"] == r["heads_total"] == int(mask.sum()) == (6 if not _isnull(
+            r["layer"]) else 12)
+        assert r["tokens_seen"] == r["step"] * 1024
+        for q in ("sym_energy", "c", "theta_dist"):
+            assert r[f"{q}_median"] == pytest.approx(float(np.median(h[q][mask])), abs=1e-15)
+            assert r[f"{q}_median_ci_low"] <= r[f"{q}_median"] <= r[f"{q}_median_ci_high"]
+        prof = np.stack([h[k][mask] for k in ("a", "b", "c", "d")], axis=1)
+        assert r["dist_M_median"] == pytest.approx(float(np.median(dist_to_M(prof))))
+        assert r["balanced"] == r["heads"] and r["balanced_share"] == 1.0
+        assert r["share_I+"] + r["share_II"] + r["share_I-"] == pytest.approx(1.0)
+    for q in MEDIAN_QUANTITIES:
+        assert f"{q}_median_ci_high" in steps_t
+
+
+def test_settling_follows_the_plateau_rule(tables) -> None:
+    _, out = tables
+    steps_t, settle = out["series_steps"], out["series_settling"]
+    pooled = [r for r in steps_t.rows() if _isnull(r["layer"])]
+    row = next(r for r in settle.rows() if r["quantity"] == "c" and _isnull(r["layer"]))
+    vals = [r["c_median"] for r in pooled]
+    last = pooled[-1]
+    span = max(vals) - min(vals)
+    low = min(last["c_median_ci_low"], vals[-1]) - SETTLE_MARGIN * span
+    high = max(last["c_median_ci_high"], vals[-1]) + SETTLE_MARGIN * span
+    assert (row["band_low"], row["band_high"]) == pytest.approx((low, high))
+    assert row["settle_step"] == settle_step(STEPS, vals, low, high)
+    assert row["first_value"] < 0.1 < 0.4 < row["last_value"]  # the synthetic pull towards c
+    assert row["change"] == pytest.approx(vals[-1] - vals[0])
+    # the pull grows linearly in the step, so c keeps moving: it settles only late
+    assert row["settle_step"] >= 40
+    bal = next(r for r in settle.rows() if r["quantity"] == "balanced_share"
+               and _isnull(r["layer"]))
+    assert bal["settle_step"] == 0 and bal["settled"]  # always balanced (Theorem 3)
+
+
+def test_step0_is_compared_with_theorem5_and_the_gaussian_baseline(tables) -> None:
+    _, out = tables
+    init = out["series_init"]
+    assert len(init) == 3
+    pooled = init.row(2)
+    assert _isnull(pooled["layer"]) and pooled["heads"] == 12
+    assert pooled["prop5_sym_energy"] == pytest.approx(49 / 96)
+    # iid Gaussian heads at step 0: symmetric energy near (N+1)/(2N), profiles near M,
+    # symmetric profiles near the Theorem 5 limit, like the Gaussian baseline
+    assert abs(pooled["sym_energy_median"] - 49 / 96) < 0.05
+    assert pooled["dist_M_median"] < 0.1 and pooled["thm5_dist_median"] < 0.1
+    assert pooled["baseline_heads"] == 12 and pooled["baseline_dist_M_median"] < 0.1
+    assert -1.0 <= pooled["dist_M_cliffs_delta_ci_low"] <= pooled["dist_M_cliffs_delta"] \
+        <= pooled["dist_M_cliffs_delta_ci_high"] <= 1.0
+
+
+def test_observations_of_a_run_use_the_last_step(survey_dir: Path) -> None:
+    heads = read_parquet(survey_dir / "heads.parquet")
+    spectra = read_parquet(survey_dir / "spectra.parquet")
+    t = observations(heads, spectra, seed=0, n_boot=0, fits=False)
+    assert t["observation1_balance"].row(0)["heads_total"] == 12  # one checkpoint's heads
+    assert set(t["head_stats"]["step"].tolist()) == {80}
+    assert len(t["series_steps"]) == len(STEPS) * 3
+    # a plain survey has no series tables
+    plain = heads.take(np.asarray(heads["step"]) == 80).with_column("step", [None] * 12)
+    assert "series_steps" not in observations(plain, spectra, n_boot=0, fits=False,
+                                              baseline=False)
+
+
+def test_stats_command_writes_the_series_tables(survey_dir: Path, tmp_path: Path) -> None:
+    assert main(["stats", str(survey_dir), "--out", str(tmp_path), "--bootstrap", "50",
+                 "--no-fits"]) == 0
+    for name in ("series_steps", "series_settling", "series_init"):
+        assert (tmp_path / f"{name}.csv").is_file()
+    text = (tmp_path / "observations.md").read_text()
+    assert "## Training dynamics" in text
