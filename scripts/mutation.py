@@ -71,7 +71,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         ["exact/constructions.py", "exact/faces.py", "exact/orthogonal.py", "exact/parts.py",
          "exact/polynomial.py", "exact/profile.py", "exact/rational.py",
          "exact/signature.py"],
-        ["tests/test_exact.py"],
+        ["tests/test_exact.py", "tests/test_checks.py"],  # the checks run on the mirror
     ),
     "gram": (
         ["gram.py"],
