@@ -142,3 +142,46 @@ def test_pooled_intervals_have_width_and_cover() -> None:
         _, lo, hi = median_ci(x, groups=groups, rng=rng_for(t, "coverage"), n_boot=200)
         hits += lo <= 0.0 <= hi
     assert 0.85 <= hits / trials <= 1.0
+
+
+def test_intervals_are_the_central_95_percent_of_the_replicates() -> None:
+    """Each interval, recomputed from the same replicates: the 2.5 % and 97.5 % quantiles
+    (a 90 % interval, or the wrong replicate count, would differ), and the edge cases."""
+    from qkforms.stats.bootstrap import CI_LEVEL, cliffs_delta_ci, stat_ci
+
+    assert CI_LEVEL == 0.95
+    rng = np.random.default_rng(8)
+    x, y = rng.gamma(2.0, size=40), rng.gamma(3.0, size=30)
+    g = np.repeat(["p", "q"], 20)
+    q = [0.025, 0.975]
+
+    def replay(seed: str) -> np.random.Generator:
+        return rng_for(3, seed)
+
+    est, lo, hi = median_ci(x, groups=g, rng=replay("m"), n_boot=400)
+    idx = resample_index(g, x.size, 400, replay("m"))
+    assert (lo, hi) == pytest.approx(np.quantile(np.median(x[idx], axis=1), q), rel=1e-12)
+    est, lo, hi = ratio_of_medians_ci(x, y, rng=replay("r"), n_boot=300)
+    r = replay("r")
+    ia, ib = resample_index(None, x.size, 300, r), resample_index(None, y.size, 300, r)
+    reps = np.median(x[ia], axis=1) / np.median(y[ib], axis=1)
+    assert (lo, hi) == pytest.approx(np.quantile(reps, q), rel=1e-12)
+    est, lo, hi = cliffs_delta_ci(x, y, rng=replay("c"), n_boot=200)
+    r = replay("c")
+    ia, ib = resample_index(None, x.size, 200, r), resample_index(None, y.size, 200, r)
+    reps = np.array([cliffs_delta(x[ia[i]], y[ib[i]]) for i in range(200)])
+    assert est == cliffs_delta(x, y)
+    assert (lo, hi) == pytest.approx(np.quantile(reps, q), rel=1e-12)
+    # one replicate is an interval (n_boot = 1 is not "no bootstrap"); 0 is none
+    for f in (lambda n: median_ci(x, rng=replay("1"), n_boot=n),
+              lambda n: ratio_of_medians_ci(x, y, rng=replay("1"), n_boot=n),
+              lambda n: cliffs_delta_ci(x, y, rng=replay("1"), n_boot=n)):
+        assert np.isfinite(f(1)[1]) and np.isnan(f(0)[1])
+    # an empty sample on either side gives no estimate at all
+    empty = np.array([np.nan])
+    for e in (ratio_of_medians_ci(empty, y, rng=replay("e")),
+              ratio_of_medians_ci(x, empty, rng=replay("e")),
+              cliffs_delta_ci(empty, y, rng=replay("e")),
+              cliffs_delta_ci(x, empty, rng=replay("e")),
+              stat_ci(empty, lambda v: v.mean(axis=1), rng=replay("e"))):
+        assert all(np.isnan(v) for v in e)
