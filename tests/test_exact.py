@@ -467,3 +467,24 @@ def test_head_signature_of_mixed_inputs() -> None:
     want = exact.head_signature(W_Q, np.array(W_K))
     assert exact.head_signature(W_Q, W_K) == want
     assert exact.head_signature(W_Q.tolist(), np.array(W_K)) == want
+
+
+def test_random_heads_have_the_rank_their_kind_promises() -> None:
+    for seed in range(25):
+        rng = np.random.default_rng(seed)
+        n, N = int(rng.integers(1, 4)), 8
+        W_Q, W_K = exact.random_head(rng, n, N, "surjective")
+        assert exact.stacked_is_surjective(W_Q, W_K), seed
+        for kind in ("equal", "proportional", "repeated_row", "shared_row"):
+            W_Q, W_K = exact.random_head(rng, n, N, kind)
+            assert not exact.stacked_is_surjective(W_Q, W_K), (seed, kind)
+    with pytest.raises(qkforms.ParameterError):
+        exact.random_head(np.random.default_rng(0), 3, 5)  # N < 2n cannot be onto
+
+
+def test_head_with_rational_spectrum_refuses_nonpositive_values() -> None:
+    from qkforms.exact.constructions import head_with_rational_spectrum
+
+    for t in ([2, -1], [0, 1], [-1, -2], []):
+        with pytest.raises(qkforms.ParameterError):
+            head_with_rational_spectrum(t, 6, np.random.default_rng(0))

@@ -63,3 +63,17 @@ def test_table_columns_ragged_and_two_dimensional() -> None:
     assert t["x"].dtype == object and len(t["x"]) == 2 and t["x"][0].tolist() == [1.0] * 3
     assert t["y"][0] is None and t["y"][1].tolist() == [1.0, 2.0]
     assert t["z"].tolist() == [0, 1]
+
+
+def test_baseline_counts_and_cap() -> None:
+    from qkforms.stats.baseline import BASELINE_COLUMNS, baseline_heads
+
+    for count in (0, 3, 8, 11):  # not multiples of the internal chunk too
+        b = baseline_heads(count, N=12, n=3, seed=0, key=("m", 0))
+        assert all(len(b[c]) == count for c in BASELINE_COLUMNS), count
+    rng = np.random.default_rng(2)
+    h, s = survey_rows("m", [Head(*rng.standard_normal((2, 2, 8))) for _ in range(3)])
+    out = layer_task(h, s, fits=False, baseline=True, baseline_max_heads=1)
+    assert len(out["baseline"]["head"]) == 1
+    out = layer_task(h, s, fits=False, baseline=True)
+    assert len(out["baseline"]["head"]) == 3
