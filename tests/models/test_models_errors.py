@@ -184,8 +184,9 @@ def test_non_finite_weights(tmp_path, tensor: str, row: int, value: float,
 def test_unknown_architecture(tmp_path) -> None:
     path = _llama_dir(tmp_path, config_changes={"model_type": "mamba"})
     with pytest.raises(UnsupportedArchitectureError,
-                       match=r"unknown architecture 'mamba'.*bert, bloom, gpt2, gpt_neox, "
-                             r"llama, mistral, opt, qwen2"):
+                       match=r"unknown architecture 'mamba'.*bert, bloom, gemma3, gemma3_text, "
+                             r"gpt2, gpt_neox, llama, mistral, olmo2, olmo3, olmoe, opt, qwen2, "
+                             r"qwen3, qwen3_moe"):
         qm.load(path)
     os.remove(os.path.join(path, "config.json"))
     with open(os.path.join(path, "config.json"), "w") as f:
@@ -194,12 +195,56 @@ def test_unknown_architecture(tmp_path) -> None:
         qm.load(path)
 
 
-@pytest.mark.parametrize("model_type", ["qwen3", "olmo2"])
-def test_qk_norm_architectures_refused(tmp_path, model_type: str) -> None:
-    path = _llama_dir(tmp_path, config_changes={"model_type": model_type})
+@pytest.mark.parametrize(("model_type", "what"), [
+    ("qwen3", "RMSNorm over each head, gains 'layers.0.self_attn.q_norm.weight' and "
+              "'layers.0.self_attn.k_norm.weight'"),
+    ("olmo2", "RMSNorm over all heads at once")])
+def test_qk_norm_architectures_refused_by_default(tmp_path, model_type: str,
+                                                  what: str) -> None:
+    """Policy refuse names the norm and --qk-norm fold before reading any tensor; policy
+    fold then wants the gains where the layout says they are."""
+    path = _llama_dir(tmp_path, bias=False, config_changes={"model_type": model_type})
     with pytest.raises(UnsupportedArchitectureError,
-                       match="q_norm/k_norm.*not a fixed bilinear form"):
+                       match=rf"'{model_type}' normalizes its projected queries and keys "
+                             rf"\({what}.*not a fixed bilinear form.*Use --qk-norm fold"):
         qm.load(path)
+    with pytest.raises(MissingTensorError,
+                       match=r"model.layers.0.self_attn.q_norm.weight' \(layer 0 q_norm\)"):
+        qm.load(path, qk_norm="fold")
+
+
+@pytest.mark.parametrize(("model_type", "match"), [
+    ("qwen3_next", "linear-attention layers"), ("gemma3n", "AltUp"),
+    ("chameleon", "LayerNorm has a bias")])
+def test_unfoldable_qk_norm_architectures_refused(tmp_path, model_type: str,
+                                                  match: str) -> None:
+    path = _llama_dir(tmp_path, config_changes={"model_type": model_type})
+    for policy in ("refuse", "fold"):
+        with pytest.raises(UnsupportedArchitectureError,
+                           match=f"'{model_type}' is not supported: .*{match}"):
+            qm.load(path, qk_norm=policy)
+
+
+def test_qk_norm_gain_of_wrong_shape(tmp_path) -> None:
+    """A per-head gain where OLMo 2 has one over all heads: the shapes are checked."""
+    def add_norms(t: dict) -> None:
+        for i in range(SHAPE["layers"]):
+            for side in "qk":
+                t[f"model.layers.{i}.self_attn.{side}_norm.weight"] = np.ones(
+                    SHAPE["n"], dtype=np.float32)
+
+    path = _llama_dir(tmp_path, bias=False, mutate=add_norms,
+                      config_changes={"model_type": "olmo2"})
+    with pytest.raises(CheckpointError, match=r"q_norm.weight' .* has shape \(4,\), but "
+                                              r"the config .* implies \(16,\)"):
+        qm.load(path, qk_norm="fold")
+
+
+def test_clamped_qkv_refused(tmp_path) -> None:
+    path = _llama_dir(tmp_path, bias=False,
+                      config_changes={"model_type": "olmoe", "clip_qkv": 8.0})
+    with pytest.raises(UnsupportedArchitectureError, match=r"clamps queries.*\+-8.0"):
+        qm.load(path, qk_norm="fold")
 
 
 def test_qk_norm_tensors_refused_even_for_llama(tmp_path) -> None:
