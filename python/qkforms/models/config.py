@@ -122,8 +122,8 @@ class ArchSpec:
     Attributes
     ----------
     architecture
-        The model type (``"gpt2"``, ``"opt"``, ``"bloom"``, ``"gpt_neox"``, ``"llama"``,
-        ``"mistral"``, ``"qwen2"``, ``"bert"``).
+        The model type of a Hugging Face config (``"gpt2"``, ``"llama"``, ``"qwen3"``,
+        ``"gemma3"``, ...) or the GGUF architecture.
     layout
         Name of the layout module that cuts the tensors (``qkforms.models.layouts.*``).
     n_layers, N, n, n_q, n_kv
