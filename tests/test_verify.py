@@ -490,13 +490,16 @@ def test_check_reporting_the_wrong_id_fails(repo: Path, checks_module) -> None:
 
 
 def test_seed_and_sizes_reach_the_checks(repo: Path) -> None:
-    common, per_id = parse_sizes(["n=4", "gamma:n=6", "unused=1"])
+    common, per_id = parse_sizes(["n=4", "gamma:n=6"])
     report = verify(repo, lean="skip", property_tests=False, seed=2, sizes=common,
                     id_sizes=per_id)
     by_id = {r.result.id: r.exact for r in report.rows}
-    assert by_id["alpha"].instances == 6  # n=4 plus seed 2; `unused` filtered out
+    assert by_id["alpha"].instances == 6  # n=4 plus seed 2
     assert by_id["alpha"].kwargs == {"n": 4}
     assert by_id["gamma"].instances == 8
+    # a size no check takes is refused, not silently dropped (issue #19, class 3)
+    with pytest.raises(QKFormsError, match="unknown size 'unused'"):
+        parse_sizes(["unused=1"])
 
 
 def test_failing_missing_and_unrunnable_properties(repo: Path, monkeypatch) -> None:

@@ -16,7 +16,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from qkforms.errors import QKFormsError
 
@@ -57,11 +58,121 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = argparse.ArgumentParser(prog=f"qkforms {name}", description=SUBCOMMANDS[name][1])
     module.configure(sub)
     args = sub.parse_args(argv[1:])
+    return run_reporting_errors(name, lambda: int(module.run(args)))
+
+
+def bounded_int(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse ``type``: an integer in ``[low, high]`` (a clear message otherwise).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> p = argparse.ArgumentParser(prog="qkforms stats")
+    >>> _ = p.add_argument("--bootstrap", type=bounded_int(0, 100_000))
+    >>> p.parse_args(["--bootstrap", "200"]).bootstrap
+    200
+    >>> bounded_int(0)("-5")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: must be an integer >= 0, got -5
+    """
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            bounds = f">= {low}" if high is None else f"between {low} and {high}"
+            raise argparse.ArgumentTypeError(f"must be an integer {bounds}, got {value}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def directory_arg(text: str) -> Path:
+    """An argparse ``type`` for an output directory: a non-empty path.
+
+    ``Path("")`` is ``Path(".")``, so without this an empty ``--out ''`` would write into
+    the current directory.
+
+    Examples
+    --------
+    >>> directory_arg("survey-out").name
+    'survey-out'
+    >>> directory_arg("")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: must name a directory, got an empty string
+    """
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must name a directory, got an empty string")
+    return Path(text)
+
+
+#: exit status after Ctrl-C (128 + SIGINT), as shells report it
+EXIT_INTERRUPTED = 130
+#: exit status after SIGTERM (128 + SIGTERM)
+EXIT_TERMINATED = 143
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that the same clean-up runs."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
+def run_reporting_errors(name: str, func: Callable[[], int]) -> int:
+    """Run a subcommand; turn every expected failure into one line on stderr.
+
+    ``QKFormsError`` (the package's own errors), operating-system errors (naming the
+    file: permission denied, disk full, ...) and ``MemoryError`` (with what to do) exit
+    with status 1; Ctrl-C exits with 130 and SIGTERM with 143, after the clean-up of
+    the command (temporary files removed, worker processes ended). Anything else is a
+    bug and keeps its traceback.
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> err = io.StringIO()
+    >>> def full_disk() -> int:
+    ...     raise OSError(28, "No space left on device", "out/heads.parquet")
+    >>> with contextlib.redirect_stderr(err):
+    ...     status = run_reporting_errors("survey", full_disk)
+    >>> status, err.getvalue()
+    (1, 'qkforms survey: error: out/heads.parquet: No space left on device\\n')
+    """
+    import signal
+    import threading
+
+    from qkforms._fs import describe_os_error
+
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        return int(module.run(args))
+        return func()
     except QKFormsError as exc:
         print(f"qkforms {name}: error: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt as exc:
+        what = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted (Ctrl-C)"
+        hint = ("; the finished layers are kept and temporary files were removed: rerun with "
+                "--resume to continue" if name == "survey" else
+                "; temporary files were removed")
+        print(f"qkforms {name}: {what}{hint}", file=sys.stderr)
+        return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
+    except MemoryError:
+        print(f"qkforms {name}: error: out of memory. Survey fewer layers at a time "
+              "(--layers 0-9, then --layers 10-19 ... with --resume), use fewer --workers "
+              "or --threads, or run on a machine with more memory", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"qkforms {name}: error: {describe_os_error(exc)}", file=sys.stderr)
+        return 1
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -29,6 +29,10 @@ __all__ = [
     "UnsupportedArchitectureError",
     "UnsafeFormatError",
     "VerificationError",
+    "NotRealError",
+    "UnsafePathError",
+    "OutputError",
+    "SurveyLockedError",
 ]
 
 
@@ -42,6 +46,20 @@ class ShapeError(QKFormsError, ValueError):
 
 class ZeroFormError(QKFormsError, ValueError):
     """The form is zero, where the quantity asked for is undefined (e.g. the profile)."""
+
+
+class NotRealError(QKFormsError, TypeError):
+    """An input is not a real numeric array: complex, strings, objects, or masked entries.
+
+    Examples
+    --------
+    >>> import numpy as np, qkforms
+    >>> try:
+    ...     qkforms.signature(np.eye(2) * (1 + 1j))
+    ... except NotRealError as exc:
+    ...     print(type(exc).__name__)
+    NotRealError
+    """
 
 
 class NonFiniteError(QKFormsError, ValueError):
@@ -90,3 +108,28 @@ class UnsafeFormatError(QKFormsError, ValueError):
 
 class VerificationError(QKFormsError):
     """A registered result failed its check, or the Lean side disagrees."""
+
+
+class UnsafePathError(QKFormsError, ValueError):
+    """A path qkforms would read, write or delete is not what it must be.
+
+    Raised for a special file (FIFO, device, socket) where a regular file is read, a
+    symbolic link or a foreign entry inside an output tree the survey manages, a shard
+    index naming a file outside its model directory, or an empty/ill-typed ``--out``
+    (the contract is in ``docs/survey.md``, "What the survey writes and deletes").
+    """
+
+
+class OutputError(QKFormsError, OSError):
+    """Writing an output file failed (disk full, permission denied, ...); names the file.
+
+    The temporary file of the failed write is removed; the previous version of the
+    file, if any, is left as it was.
+    """
+
+    def __str__(self) -> str:  # OSError would otherwise format errno fields
+        return str(self.args[0]) if self.args else ""
+
+
+class SurveyLockedError(QKFormsError):
+    """Another live survey (or its worker processes) is writing into the same ``--out``."""

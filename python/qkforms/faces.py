@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from qkforms._validate import as_float_array
 from qkforms.errors import ZeroFormError
 from qkforms.profile import Profile
 from qkforms.tolerances import SPECTRAL_TYPE_RADIUS
@@ -78,7 +79,7 @@ class FaceInfo:
 
 
 def _coords(p: Profile | ArrayLike) -> NDArray[np.float64]:
-    arr = np.asarray(tuple(p), dtype=np.float64)
+    arr = as_float_array(tuple(p), "p", finite=False)
     if arr.shape != (4,):
         raise ValueError(f"a profile point has 4 coordinates, got shape {arr.shape}")
     return arr
@@ -128,8 +129,8 @@ def classify_profile(p: Profile | ArrayLike, *, tol: float = 0.0) -> FaceInfo:
 
 def _as_array(p: Profile | ArrayLike) -> NDArray[np.float64]:
     if isinstance(p, Profile):
-        return np.stack([np.asarray(v, dtype=np.float64) for v in p], axis=-1)
-    return np.asarray(p, dtype=np.float64)
+        return np.stack([as_float_array(v, "p", finite=False) for v in p], axis=-1)
+    return as_float_array(p, "p", finite=False)
 
 
 def spectral_type(

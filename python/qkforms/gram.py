@@ -120,6 +120,7 @@ __all__ = [
     "spectra_from_factor",
     "stack",
     "stacked_rank",
+    "unit_scale",
 ]
 
 #: the spectra the engine can compute (each costs one eigenproblem per head)
@@ -165,15 +166,17 @@ class LayerSpectra:
 
     ok: NDArray[np.bool_]
     error: list[str | None]
-    eig_S: Array = field(metadata={"width": 2})
-    norm_sq: Array = field(metadata={"width": 0})
-    skew_sq: Array = field(metadata={"width": 0})
-    trace: Array = field(metadata={"width": 0})
-    sv_L_sq: Array = field(metadata={"width": 1})
-    sv_T: Array = field(metadata={"width": 1})
-    abs_eig_L: Array = field(metadata={"width": 1})
-    Q_red: Array | None = field(default=None, metadata={"factor": True})
-    K_red: Array | None = field(default=None, metadata={"factor": True})
+    # width: values per head in units of n; degree: how the field scales with the weights
+    # (W_Q, W_K -> s_Q W_Q, s_K W_K multiplies it by (s_Q s_K)^degree); factor: which one
+    eig_S: Array = field(metadata={"width": 2, "degree": 1})
+    norm_sq: Array = field(metadata={"width": 0, "degree": 2})
+    skew_sq: Array = field(metadata={"width": 0, "degree": 2})
+    trace: Array = field(metadata={"width": 0, "degree": 1})
+    sv_L_sq: Array = field(metadata={"width": 1, "degree": 2})
+    sv_T: Array = field(metadata={"width": 1, "degree": 1})
+    abs_eig_L: Array = field(metadata={"width": 1, "degree": 1})
+    Q_red: Array | None = field(default=None, metadata={"factor": "Q"})
+    K_red: Array | None = field(default=None, metadata={"factor": "K"})
 
     @staticmethod
     def widths() -> dict[str, int]:
@@ -196,6 +199,43 @@ class LayerSpectra:
                 for k in cls.factor_fields()}
         return cls(ok=np.zeros(h, dtype=bool), error=[reason] * h, **nums, **facs)
 
+    def scaled(self, s_Q: ArrayLike, s_K: ArrayLike) -> LayerSpectra:
+        """The spectra of the heads ``(s_Q[h] W_Q[h], s_K[h] W_K[h])`` from these.
+
+        Each field is multiplied by ``(s_Q s_K)^degree`` (one factor at a time, so that
+        a zero stays zero), ``Q_red`` by ``s_Q`` and ``K_red`` by ``s_K``. With the
+        power-of-two scales of :func:`unit_scale` this is exact unless the true value
+        is beyond the float64 range, where it overflows to ``inf`` or underflows to 0.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> rng = np.random.default_rng(0)
+        >>> Q, K = rng.standard_normal((2, 1, 2, 6))
+        >>> unit = layer_spectra(Q, K, np.array([0]))
+        >>> big = layer_spectra(4 * Q, 0.5 * K, np.array([0]))
+        >>> bool(np.array_equal(unit.scaled([4.0], [0.5]).eig_S, big.eig_S))
+        True
+        """
+        sq = np.asarray(s_Q, dtype=np.float64)
+        sk = np.asarray(s_K, dtype=np.float64)
+        out: dict[str, object] = {"ok": self.ok.copy(), "error": list(self.error)}
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            for f in dataclasses.fields(self):
+                value = getattr(self, f.name)
+                if "degree" in f.metadata:
+                    q = sq.reshape((-1,) + (1,) * (value.ndim - 1))
+                    k = sk.reshape((-1,) + (1,) * (value.ndim - 1))
+                    for _ in range(f.metadata["degree"]):
+                        value = value * q * k
+                    out[f.name] = value
+                elif f.metadata.get("factor") and value is not None:
+                    s = sq if f.metadata["factor"] == "Q" else sk
+                    out[f.name] = value * s.reshape(-1, 1, 1)
+                elif f.name not in out:
+                    out[f.name] = value
+        return LayerSpectra(**out)  # type: ignore[arg-type]
+
     @classmethod
     def concat(cls, parts: Sequence[LayerSpectra]) -> LayerSpectra:
         """The heads of several batches, in order (same n and factor choice).
@@ -216,6 +256,35 @@ class LayerSpectra:
 
 
 # --------------------------------------------------------------------------- inputs
+
+
+def unit_scale(W: ArrayLike) -> Array:
+    """Power-of-two scale of each matrix of a stack, bringing its entries into (-1, 1).
+
+    ``2**e`` with ``max|W| < 2**e <= 2 max|W|``, per matrix (the last two axes); 1.0 for
+    a zero matrix or one with NaN/inf entries (those stay visible to the engine, which
+    fails such heads). Dividing by a power of two is exact, so computing on ``W / s``
+    changes no rounding -- it only keeps tiny or huge weights (1e-300, 1e300) from
+    under- or overflowing in the Gram matrices. :class:`qkforms.Head` and the survey
+    both rescale with this function (and :meth:`LayerSpectra.scaled` scales back).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = unit_scale(np.array([[[3.0, -5.0]], [[0.0, 0.0]], [[1e300, 1.0]]]))
+    >>> s[:2].tolist(), float(np.log2(s[2]))
+    ([8.0, 1.0], 997.0)
+    """
+    a = np.asarray(W, dtype=np.float64)
+    if a.ndim < 2:
+        raise ShapeError(f"unit_scale needs matrices (..., n, N), got shape {a.shape}")
+    if a.size == 0:
+        return np.ones(a.shape[:-2])
+    with np.errstate(invalid="ignore"):
+        m = np.max(np.abs(a), axis=(-2, -1))
+    good = np.isfinite(m) & (m > 0)
+    _, e = np.frexp(np.where(good, m, 1.0))
+    return np.where(good, np.ldexp(1.0, e), 1.0)
 
 
 def stack(W_Q: Array, W_K: Array) -> Array:

@@ -22,7 +22,14 @@ from numpy.typing import ArrayLike, NDArray
 
 from qkforms._validate import as_float_array
 from qkforms.errors import DegenerateHeadError, ShapeError, ZeroFormError
-from qkforms.gram import gram_energies, head_spectra, qr_factor, stack, stacked_rank
+from qkforms.gram import (
+    gram_energies,
+    head_spectra,
+    qr_factor,
+    stack,
+    stacked_rank,
+    unit_scale,
+)
 from qkforms.parts import Energies
 from qkforms.profile import Profile, profile_from_eigenvalues
 from qkforms.signature import Signature, count_signs
@@ -211,10 +218,8 @@ class Head:
 
     @cached_property
     def _scales(self) -> tuple[float, float]:
-        """Largest absolute entries of W_Q and W_K (1.0 for a zero matrix)."""
-        sq = float(np.max(np.abs(self.W_Q))) or 1.0
-        sk = float(np.max(np.abs(self.W_K))) or 1.0
-        return sq, sk
+        """Power-of-two scales of W_Q and W_K (:func:`qkforms.gram.unit_scale`)."""
+        return float(unit_scale(self.W_Q)), float(unit_scale(self.W_K))
 
     @cached_property
     def _unit_spectrum(self) -> NDArray[np.float64]:

@@ -149,7 +149,7 @@ def pairing_bound(rho: ArrayLike) -> float | NDArray[np.float64]:
     >>> pairing_bound(1.0), round(pairing_bound(0.5), 6), round(pairing_bound(2.0), 6)
     (1.0, 0.552786, 0.552786)
     """
-    r = np.asarray(rho, dtype=np.float64)
+    r = as_float_array(rho, "rho", finite=False)
     if np.any(r < 0) or np.any(np.isnan(r)):
         raise ValueError("rho must be >= 0")
     finite = np.isfinite(r)

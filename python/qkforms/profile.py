@@ -225,7 +225,7 @@ def symmetric_profile(p: Profile | ArrayLike) -> tuple[float, float, float]:
     >>> symmetric_profile(Profile(0.5, 0.4, 0.1, 0.0))
     (0.8, 0.2, 0.0)
     """
-    arr = np.stack([np.asarray(x, dtype=np.float64) for x in p], axis=-1) if isinstance(
+    arr = np.stack([as_float_array(x, "p", finite=False) for x in p], axis=-1) if isinstance(
         p, Profile
     ) else as_float_array(p, "p", min_ndim=1)
     b, c, d = arr[..., 1], arr[..., 2], arr[..., 3]

@@ -64,7 +64,7 @@ def theta(t: ArrayLike) -> Profile:
     >>> theta(1.0), theta(-1.0)
     (Profile(a=0.0, b=0.0, c=1.0, d=0.0), Profile(a=0.0, b=0.0, c=0.0, d=1.0))
     """
-    tt = np.asarray(t, dtype=np.float64)
+    tt = as_float_array(t, "t", finite=False)
     if np.any(np.abs(tt) > 1) or np.any(np.isnan(tt)):
         raise ValueError("theta(t) needs -1 <= t <= 1")
     h = (1.0 - tt**2) / 2.0
@@ -72,7 +72,7 @@ def theta(t: ArrayLike) -> Profile:
 
 
 def _rho_family(rho: ArrayLike, ab_weight: float, denom: str) -> Profile:
-    r = np.asarray(rho, dtype=np.float64)
+    r = as_float_array(rho, "rho", finite=False)
     if np.any(r < 0) or np.any(np.isnan(r)):
         raise ValueError("rho must be >= 0 (rho = inf is allowed)")
     inf = np.isinf(r)
@@ -145,9 +145,15 @@ def accumulation_limit(rho: ArrayLike) -> Profile:
     return Profile(q.a * 0.0, q.a + q.b, q.c, q.d)
 
 
+def _norm(v: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Euclidean norm over the last axis without overflow (``hypot``): a finite point
+    far from the simplex has a finite distance, not ``inf``."""
+    return np.hypot.reduce(v, axis=-1)
+
+
 def _as_points(p: Profile | ArrayLike) -> NDArray[np.float64]:
     if isinstance(p, Profile):
-        return np.stack([np.asarray(x, dtype=np.float64) for x in p], axis=-1)
+        return np.stack([as_float_array(x, "p", finite=False) for x in p], axis=-1)
     arr = as_float_array(p, "p", min_ndim=1)
     if arr.shape[-1] != 4:
         raise ValueError(f"a profile point has 4 coordinates, got shape {arr.shape}")
@@ -232,7 +238,10 @@ def theta_projection(p: Profile | ArrayLike) -> tuple[NDArray[np.float64], NDArr
     best = None
     best_d = None
     best_s = None
-    for k, (s, q, dist) in enumerate(segment_projections(x)):
+    with np.errstate(over="ignore"):
+        projections = segment_projections(x)
+    for k, (s, q, _sq) in enumerate(projections):
+        dist = _norm(x - q)  # hypot: the squared distance overflows beyond ~1e154
         # parameter: on segment 0, c = 1 - s (t = sqrt(c) >= 0);
         # on segment 1, d = s (t = -sqrt(d) <= 0)
         t = np.sqrt(1.0 - s) if k == 0 else -np.sqrt(s)
@@ -264,5 +273,11 @@ def theta_distance(p: Profile | ArrayLike) -> float | NDArray[np.float64]:
     >>> round(theta_distance([0.0, 1.0, 0.0, 0.0]), 12)  # vertex b = 1 to M
     0.707106781187
     """
-    dist = theta_distance_of_point(_as_points(p))
+    x = _as_points(p)
+    with np.errstate(over="ignore"):
+        dist = np.asarray(theta_distance_of_point(x), dtype=np.float64)
+        over = ~np.isfinite(dist)
+        if np.any(over):  # |x - q|^2 overflowed for a huge finite point: measure by hypot
+            d0, d1 = (_norm(x - q) for _, q, _ in segment_projections(x))
+            dist = np.where(over, np.minimum(d0, d1), dist)
     return float(dist) if np.ndim(dist) == 0 else dist

@@ -37,6 +37,7 @@ __all__ = [
     "ArchSpec",
     "QKNorm",
     "REFUSED_MODEL_TYPES",
+    "config_float",
     "config_int",
     "read_config",
     "refuse_clamped_qkv",
@@ -210,10 +211,15 @@ def read_config(path: str | os.PathLike[str]) -> dict[str, Any]:
     >>> read_config(p)["model_type"]
     'bert'
     """
+    from qkforms._fs import open_regular
+    from qkforms.errors import UnsafePathError
+
     path = os.fspath(path)
     try:
-        with open(path, encoding="utf-8") as f:
+        with open_regular(path, "r", encoding="utf-8") as f:
             cfg = json.load(f)
+    except UnsafePathError as exc:
+        raise CheckpointError(str(exc)) from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise CheckpointError(f"{path}: not a valid JSON config ({exc})") from exc
     if not isinstance(cfg, dict):
@@ -239,6 +245,38 @@ def config_int(cfg: Mapping[str, Any], *keys: str, default: int | None = None) -
     if default is not None:
         return default
     raise CheckpointError(f"config has none of the fields {', '.join(map(repr, keys))}")
+
+
+def config_float(value: Any, where: str, *, low: float = 0.0, high: float = float("inf"),
+                 low_open: bool = True) -> float:
+    """A configuration value as a finite float in ``(low, high]`` (``[low, high]`` if not
+    ``low_open``).
+
+    Raises
+    ------
+    CheckpointError
+        Naming ``where`` and the value, if it is not a number (e.g. the string ``"abc"``
+        or a boolean), not finite, or out of range.
+
+    Examples
+    --------
+    >>> config_float(1e4, "rope_theta")
+    10000.0
+    >>> try:
+    ...     config_float("abc", "config.json: rope_theta")
+    ... except CheckpointError as exc:
+    ...     print(exc)
+    config.json: rope_theta must be a number, got 'abc'
+    """
+    import math
+
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise CheckpointError(f"{where} must be a number, got {value!r}")
+    out = float(value)
+    if not math.isfinite(out) or out > high or out < low or (low_open and out == low):
+        bounds = f"{'(' if low_open else '['}{low:g}, {high:g}]"
+        raise CheckpointError(f"{where} must be a finite number in {bounds}, got {value!r}")
+    return out
 
 
 def rope_settings(cfg: Mapping[str, Any], *, base_keys: tuple[str, ...] = ("rope_theta",),
@@ -275,7 +313,8 @@ def rope_settings(cfg: Mapping[str, Any], *, base_keys: tuple[str, ...] = ("rope
             merged = dict(params.get("full_attention") or {})
             sliding = params.get("sliding_attention")
             if isinstance(sliding, Mapping) and sliding.get("rope_theta") is not None:
-                sliding_base = float(sliding["rope_theta"])
+                sliding_base = config_float(sliding["rope_theta"], "config field "
+                                            "rope_parameters.sliding_attention.rope_theta")
         else:
             merged = dict(params)
     base = merged.get("rope_theta")
@@ -296,10 +335,14 @@ def rope_settings(cfg: Mapping[str, Any], *, base_keys: tuple[str, ...] = ("rope
         scaling = {}
     if not scaling and isinstance(cfg.get("rope_scaling"), Mapping):
         scaling = dict(cfg["rope_scaling"])
-    main_base = float(base if base is not None else default_base)
+    main_base = (config_float(base, "config field rope_theta (RoPE base)")
+                 if base is not None else float(default_base))
     if sliding_base is not None and sliding_base != main_base:
         scaling["rope_base_sliding_window"] = sliding_base
-    return (main_base, float(fraction if fraction is not None else 1.0), scaling or None)
+    return (main_base,
+            config_float(fraction, "config field partial_rotary_factor (rotary fraction)",
+                         high=1.0) if fraction is not None else 1.0,
+            scaling or None)
 
 
 def refuse_clamped_qkv(subject: str, limit: Any) -> None:

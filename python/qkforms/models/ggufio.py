@@ -35,8 +35,20 @@ from typing import Any
 
 import numpy as np
 
-from qkforms.errors import CheckpointError, MissingTensorError, UnsupportedArchitectureError
-from qkforms.models.config import GEMMA3N_REASON, ArchSpec, QKNorm, refuse_clamped_qkv
+from qkforms._fs import require_regular
+from qkforms.errors import (
+    CheckpointError,
+    MissingTensorError,
+    UnsafePathError,
+    UnsupportedArchitectureError,
+)
+from qkforms.models.config import (
+    GEMMA3N_REASON,
+    ArchSpec,
+    QKNorm,
+    config_float,
+    refuse_clamped_qkv,
+)
 
 __all__ = [
     "GGUFArchitecture",
@@ -182,7 +194,10 @@ class GGUFStore:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         gguf = _import_gguf()
         self.path = os.fspath(path)
-        size = os.path.getsize(self.path)
+        try:
+            size = require_regular(self.path)  # a FIFO would block the memory map forever
+        except UnsafePathError as exc:
+            raise CheckpointError(str(exc)) from None
         try:
             reader = gguf.GGUFReader(self.path, "r")
         except Exception as exc:  # the reader raises ValueError, IndexError, struct errors
@@ -458,7 +473,8 @@ def spec_from_gguf(meta: Mapping[str, Any], tensor_names: list[str],
     n = _meta_int(meta, f"{arch}.attention.key_length", N // n_q)
     rope = entry.positional == "rope"
     rot = meta.get(f"{arch}.rope.dimension_count")
-    fraction = float(rot) / n if rope and rot is not None else 1.0
+    fraction = (config_float(rot, f"GGUF metadata {arch}.rope.dimension_count", high=n) / n
+                if rope and rot is not None else 1.0)
     softcap = _meta_float(meta, f"{arch}.attn_logit_softcapping")
     if softcap is None and arch == "gemma2":
         softcap = 50.0  # llama.cpp's default for Gemma 2 files written without the key
@@ -466,7 +482,8 @@ def spec_from_gguf(meta: Mapping[str, Any], tensor_names: list[str],
     return ArchSpec(
         architecture=arch, layout="gguf", n_layers=_meta_int(meta, f"{arch}.block_count"),
         N=N, n=n, n_q=n_q, n_kv=n_kv, positional=entry.positional,
-        rope_base=float(meta.get(f"{arch}.rope.freq_base", 10000.0)) if rope else None,
+        rope_base=config_float(meta.get(f"{arch}.rope.freq_base", 10000.0),
+                               f"GGUF metadata {arch}.rope.freq_base") if rope else None,
         rotary_fraction=fraction if rope else None,
         rope_scaling=_rope_scaling(meta, arch, tensor_names) if rope else None,
         has_qk_bias=has_bias, causal=True, rope_layout=entry.rope_layout,

@@ -19,10 +19,12 @@ import json
 import os
 from pathlib import Path
 
+from qkforms._fs import open_regular
 from qkforms.errors import (
     CheckpointError,
     MissingTensorError,
     UnsafeFormatError,
+    UnsafePathError,
 )
 from qkforms.models.config import ArchSpec
 from qkforms.models.layouts import Layout
@@ -109,17 +111,24 @@ def load(source: str | os.PathLike[str], *, name: str | None = None,
     suffix = Path(path).suffix.lower()
     if suffix == ".gguf":
         return _load_gguf(path, name=name, checksum=checksum, qk_norm=qk_norm)
-    if Path(path).name == "config.json" or suffix == ".safetensors":
+    if Path(path).name == "config.json":
         return _load_directory(os.path.dirname(os.path.abspath(path)), name=name,
                                allow_pickle=allow_pickle, checksum=checksum, qk_norm=qk_norm)
+    if suffix == ".safetensors":  # exactly this file, not whatever else the directory holds
+        return _load_directory(os.path.dirname(os.path.abspath(path)), name=name,
+                               allow_pickle=allow_pickle, checksum=checksum, qk_norm=qk_norm,
+                               weights=[os.path.abspath(path)])
     if suffix in _pickle_suffixes():
         if not allow_pickle:
             _refuse_pickle([path])
         return _load_directory(os.path.dirname(os.path.abspath(path)), name=name,
                                allow_pickle=True, checksum=checksum, only=[path],
                                qk_norm=qk_norm)
-    with open(path, "rb") as f:
-        magic = f.read(4)
+    try:
+        with open_regular(path, "rb") as f:
+            magic = f.read(4)
+    except UnsafePathError as exc:
+        raise CheckpointError(str(exc)) from None
     if magic == b"GGUF":
         return _load_gguf(path, name=name, checksum=checksum, qk_norm=qk_norm)
     raise CheckpointError(f"{path}: unrecognised checkpoint file (expected a model "
@@ -133,21 +142,35 @@ def _pickle_suffixes() -> tuple[str, ...]:
 
 
 def _read_index(path: str) -> dict[str, str]:
+    """The ``weight_map`` of a shard index; every shard a plain file name in its directory.
+
+    A shard named with a directory part (``../other/model.safetensors``,
+    ``/abs/x.safetensors``, ``sub/x``) would read weights from outside the model
+    directory, i.e. survey another checkpoint than the one named: it is refused.
+    """
     try:
-        with open(path, encoding="utf-8") as f:
+        with open_regular(path, "r", encoding="utf-8") as f:
             index = json.load(f)
         weight_map = index["weight_map"]
+    except UnsafePathError as exc:
+        raise CheckpointError(str(exc)) from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as exc:
         raise CheckpointError(f"{path}: not a valid shard index ({exc})") from exc
     if not isinstance(weight_map, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in weight_map.items()):
         raise CheckpointError(f"{path}: weight_map must map tensor names to file names")
+    for tensor, shard in weight_map.items():
+        if (shard in ("", ".", "..") or "/" in shard or "\\" in shard or "\0" in shard
+                or os.path.basename(shard) != shard):
+            raise CheckpointError(
+                f"{path}: the shard of tensor {tensor!r} is {shard!r}, which is not a file "
+                "name in the model directory; an index may only name shards next to it")
     return weight_map
 
 
 def _load_directory(directory: str, *, name: str | None, allow_pickle: bool,
                     checksum: bool, only: list[str] | None = None,
-                    qk_norm: str = "refuse") -> Model:
+                    weights: list[str] | None = None, qk_norm: str = "refuse") -> Model:
     from qkforms.models.config import read_config, refuse_qk_norm, spec_from_config
     from qkforms.models.layouts import layout_for_model_type
     from qkforms.models.scoremap import qk_norm_refusal
@@ -172,7 +195,12 @@ def _load_directory(directory: str, *, name: str | None, allow_pickle: bool,
     store: TensorStore
     fmt = "safetensors"
     index = os.path.join(directory, "model.safetensors.index.json")
-    if only is None and os.path.isfile(index):
+    if weights is not None:  # the safetensors file(s) the user named, nothing else
+        from qkforms.models.safetensors import SafetensorsStore
+
+        store = SafetensorsStore(weights)
+        paths = list(weights)
+    elif only is None and os.path.isfile(index):
         from qkforms.models.safetensors import SafetensorsStore
 
         weight_map = _read_index(index)

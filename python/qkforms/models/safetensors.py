@@ -38,7 +38,8 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from qkforms.errors import CheckpointError, MissingTensorError
+from qkforms._fs import open_regular
+from qkforms.errors import CheckpointError, MissingTensorError, UnsafePathError
 
 __all__ = [
     "DTYPE_SIZES",
@@ -82,8 +83,15 @@ MAX_HEADER_BYTES = 100_000_000
 
 
 def _open(path: str) -> BinaryIO:
-    """Open a checkpoint file for binary reading (one place, so tests can count reads)."""
-    return open(path, "rb")  # noqa: SIM115 - closed by the owner
+    """Open a checkpoint file for binary reading (one place, so tests can count reads).
+
+    Regular files only (:func:`qkforms._fs.open_regular`): a FIFO or device named like a
+    checkpoint is refused instead of blocking forever.
+    """
+    try:
+        return open_regular(path, "rb")  # type: ignore[return-value]
+    except UnsafePathError as exc:
+        raise CheckpointError(str(exc)) from None
 
 
 def decode(raw: bytes | bytearray | memoryview | np.ndarray, dtype: str,
@@ -182,8 +190,8 @@ def read_header(path: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[str,
     True
     """
     path = os.fspath(path)
-    size = os.path.getsize(path)
     with _open(path) as f:
+        size = os.path.getsize(path)  # a regular file: _open checked what it opened
         head = f.read(8)
         if len(head) < 8:
             raise CheckpointError(f"{path}: truncated safetensors file ({size} bytes, "

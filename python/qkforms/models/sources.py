@@ -45,8 +45,10 @@ def sha256(path: str) -> str:
     >>> sha256(p)[:12]
     'ba7816bf8f01'
     """
+    from qkforms._fs import open_regular
+
     digest = hashlib.sha256()
-    with open(path, "rb") as f:
+    with open_regular(path, "rb") as f:
         while chunk := f.read(_CHUNK):
             digest.update(chunk)
     return digest.hexdigest()

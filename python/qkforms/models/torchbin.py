@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from qkforms.errors import CheckpointError, MissingTensorError
+from qkforms._fs import require_regular
+from qkforms.errors import CheckpointError, MissingTensorError, UnsafePathError
 
 __all__ = ["PICKLE_SUFFIXES", "TorchBinStore"]
 
@@ -58,6 +59,10 @@ class TorchBinStore:
         self.paths = [os.fspath(p) for p in files]
         self._where: dict[str, tuple[str, Any]] = {}
         for path in self.paths:
+            try:
+                require_regular(path)  # a FIFO would block torch.load forever
+            except UnsafePathError as exc:
+                raise CheckpointError(str(exc)) from None
             try:
                 state = torch.load(path, map_location="cpu", weights_only=True, mmap=True)
             except Exception as exc:

@@ -249,7 +249,9 @@ def build_report(
     page = render_page(title="qkforms survey report", intro=_intro(data), sections=sections,
                        figures=figs)
     target = Path(out) if out is not None else data.directory / "report.html"
-    target.write_text(page, encoding="utf-8")
+    from qkforms._fs import atomic_write
+
+    atomic_write(target, page.encode("utf-8"))
     if pngs:
         from qkforms.report.static import write_pngs
 

@@ -17,6 +17,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from qkforms.cli import bounded_int
+from qkforms.report.rope_view import MAX_D
+from qkforms.report.rope_view import MAX_HEADS as MAX_ROPE_HEADS
+from qkforms.stats.bootstrap import MAX_BOOT as MAX_BOOTSTRAP
+
 __all__ = ["configure", "run"]
 
 
@@ -40,13 +45,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="recompute DIR/stats even if it exists")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed when the statistics are computed (default 0)")
-    parser.add_argument("--bootstrap", type=int, default=1000,
+    parser.add_argument("--bootstrap", type=bounded_int(0, MAX_BOOTSTRAP), default=1000,
                         help="bootstrap replicates when the statistics are computed")
     parser.add_argument("--no-fits", dest="fits", action="store_false",
                         help="skip the family fits when the statistics are computed")
-    parser.add_argument("--rope-heads", type=int, default=16,
+    parser.add_argument("--rope-heads", type=bounded_int(0, MAX_ROPE_HEADS), default=16,
                         help="heads per RoPE model in the L(d) slider (default 16)")
-    parser.add_argument("--d-max", type=int, default=128,
+    parser.add_argument("--d-max", type=bounded_int(0, MAX_D), default=128,
                         help="largest displacement d of the slider (default 128)")
 
 

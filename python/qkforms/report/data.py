@@ -14,7 +14,6 @@ True
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -97,10 +96,11 @@ def load(
     manifest: dict[str, Any] = {}
     mpath = d / "manifest.json"
     if mpath.is_file():
-        try:
-            manifest = json.loads(mpath.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise QKFormsError(f"{mpath} is not valid JSON: {exc}") from exc
+        from qkforms._fs import read_json
+
+        manifest = read_json(mpath, "survey manifest")
+        if not isinstance(manifest, dict):
+            raise QKFormsError(f"{mpath}: not a survey manifest (not a JSON object)")
     return ReportData(
         directory=d,
         heads=tables["head_stats"],

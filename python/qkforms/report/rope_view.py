@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from qkforms.errors import QKFormsError
+
 __all__ = ["rope_profiles"]
 
 
@@ -32,6 +34,12 @@ def _heads_to_show(shapes: dict[int, int], count: int) -> list[tuple[int, int]]:
         return pairs
     pick = np.linspace(0, len(pairs) - 1, count).round().astype(int)
     return [pairs[i] for i in dict.fromkeys(pick.tolist())]
+
+
+#: most heads per model in the L(d) slider (``--rope-heads``)
+MAX_HEADS = 256
+#: largest displacement of the slider (``--d-max``)
+MAX_D = 4096
 
 
 def rope_profiles(
@@ -51,12 +59,17 @@ def rope_profiles(
         rel = entry.get("factors")
         if not rel:
             continue
-        path = Path(directory) / rel
+        rel_path = Path(str(rel))
+        if rel_path.is_absolute() or rel_path.parts[:1] != ("factors",) or ".." in rel_path.parts:
+            raise QKFormsError(f"{Path(directory) / 'manifest.json'}: factors path {rel!r} is "
+                               "not inside the survey's factors/ directory")
+        path = Path(directory) / rel_path
         if not path.is_file():
             continue
+        from qkforms._fs import open_regular
         from qkforms.survey.rope import relative_form
 
-        with np.load(path, allow_pickle=False) as npz:
+        with open_regular(path) as fh, np.load(fh, allow_pickle=False) as npz:
             names = set(npz.files)
             shapes: dict[int, int] = {}
             for name in names:

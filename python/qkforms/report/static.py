@@ -14,6 +14,7 @@ Examples
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -32,6 +33,17 @@ def _f(col) -> np.ndarray:
 def _ternary_xy(b: np.ndarray, c: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Planar coordinates of (b, c, d): b at the top, c bottom left, d bottom right."""
     return d - c, np.sqrt(3.0) * b
+
+
+def _save(fig: Any, path: Path, **kwargs: Any) -> None:
+    """Save a figure as PNG atomically (never through a link; no partial file)."""
+    import io
+
+    from qkforms._fs import atomic_write
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", **kwargs)
+    atomic_write(path, buf.getvalue())
 
 
 def write_pngs(heads: Table, baseline: Table, out_dir: str | Path) -> list[Path]:
@@ -57,8 +69,10 @@ def write_pngs(heads: Table, baseline: Table, out_dir: str | Path) -> list[Path]
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from qkforms._fs import ensure_dir
+
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    ensure_dir(out, root=out.parent)
     paths = []
     layer = _f(heads["layer"])
 
@@ -82,7 +96,7 @@ def write_pngs(heads: Table, baseline: Table, out_dir: str | Path) -> list[Path]
     ax.legend(loc="lower left")
     ax.set_title("Head profiles in Δ₃")
     paths.append(out / FIGURES[0])
-    fig.savefig(paths[-1], dpi=110, bbox_inches="tight")
+    _save(fig, paths[-1], dpi=110, bbox_inches="tight")
     plt.close(fig)
 
     # 2. face Delta
@@ -104,7 +118,7 @@ def write_pngs(heads: Table, baseline: Table, out_dir: str | Path) -> list[Path]
     ax.legend(loc="upper left")
     ax.set_title("Face Δ = {a = 0}: symmetric profiles")
     paths.append(out / FIGURES[1])
-    fig.savefig(paths[-1], dpi=110, bbox_inches="tight")
+    _save(fig, paths[-1], dpi=110, bbox_inches="tight")
     plt.close(fig)
 
     # 3. heat maps of the first model
@@ -132,7 +146,7 @@ def write_pngs(heads: Table, baseline: Table, out_dir: str | Path) -> list[Path]
             fig.colorbar(im, ax=ax)
     fig.tight_layout()
     paths.append(out / FIGURES[2])
-    fig.savefig(paths[-1], dpi=100)
+    _save(fig, paths[-1], dpi=100)
     plt.close(fig)
 
     # 4. histograms
@@ -147,6 +161,6 @@ def write_pngs(heads: Table, baseline: Table, out_dir: str | Path) -> list[Path]
         ax.legend()
     fig.tight_layout()
     paths.append(out / FIGURES[3])
-    fig.savefig(paths[-1], dpi=100)
+    _save(fig, paths[-1], dpi=100)
     plt.close(fig)
     return paths

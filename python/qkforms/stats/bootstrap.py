@@ -45,6 +45,8 @@ __all__ = [
 #: two-sided level of every interval
 CI_LEVEL = 0.95
 DEFAULT_BOOT = 1000
+#: most replicates accepted (``--bootstrap``): the index matrix is replicates x heads int64
+MAX_BOOT = 20_000
 
 
 def rng_for(seed: int, *keys: Hashable) -> np.random.Generator:

@@ -22,6 +22,9 @@ import sys
 import time
 from pathlib import Path
 
+from qkforms.cli import bounded_int, directory_arg
+from qkforms.stats.bootstrap import MAX_BOOT as MAX_BOOTSTRAP
+
 __all__ = ["configure", "run"]
 
 
@@ -38,23 +41,24 @@ def configure(parser: argparse.ArgumentParser) -> None:
     """
     parser.add_argument("dirs", nargs="+", metavar="DIR",
                         help="survey output directories (heads.parquet, spectra.parquet)")
-    parser.add_argument("--out", type=Path, default=None,
+    parser.add_argument("--out", type=directory_arg, default=None,
                         help="output directory (default: DIR/stats for every DIR)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the baselines and the bootstrap (default 0)")
-    parser.add_argument("--bootstrap", type=int, default=1000, metavar="B",
+    parser.add_argument("--bootstrap", type=bounded_int(0, MAX_BOOTSTRAP), default=1000,
+                        metavar="B",
                         help="bootstrap replicates per interval (default 1000; 0: none)")
     parser.add_argument("--no-fits", dest="fits", action="store_false",
                         help="skip the generalized-gamma / lognormal family fits")
     parser.add_argument("--no-baseline", dest="baseline", action="store_false",
                         help="skip the seeded Gaussian baseline survey")
-    parser.add_argument("--baseline-heads", type=int, default=None, metavar="K",
+    parser.add_argument("--baseline-heads", type=bounded_int(1), default=None, metavar="K",
                         help="at most K baseline heads per layer (default: as many as the layer)")
     parser.add_argument("--executor", choices=("local", "dask"), default="local",
                         help="where the per-(model, layer) tasks run (default local)")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
                         help="dask scheduler address (default: start a LocalCluster)")
-    parser.add_argument("--workers", type=int, default=2,
+    parser.add_argument("--workers", type=bounded_int(1, 256), default=2,
                         help="workers of the LocalCluster (default 2)")
     parser.add_argument("--no-parquet", dest="parquet", action="store_false",
                         help="write CSV only")

@@ -196,8 +196,10 @@ def write_tables(
     >>> [p.name for p in write_tables({"pairing": Table({"model": ["m"]})}, d, parquet=False)]
     ['pairing.csv', 'observations.md']
     """
+    from qkforms._fs import atomic_write, ensure_dir
+
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    ensure_dir(out, root=out)
     if parquet is None:
         try:
             import pyarrow  # noqa: F401
@@ -213,6 +215,6 @@ def write_tables(
         if parquet:
             written.append(table.to_parquet(out / f"{name}.parquet"))
     md = out / "observations.md"
-    md.write_text(render_markdown(tables, header=header), encoding="utf-8")
+    atomic_write(md, render_markdown(tables, header=header).encode("utf-8"))
     written.append(md)
     return written

@@ -28,6 +28,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -250,8 +251,10 @@ class Table:
         >>> p.read_text().splitlines()
         ['x', '1']
         """
+        from qkforms._fs import atomic_write
+
         path = Path(path)
-        path.write_text(self.to_csv_string(), encoding="utf-8")
+        atomic_write(path, self.to_csv_string().encode("utf-8"))
         return path
 
     def to_arrow(self) -> Any:
@@ -285,8 +288,11 @@ class Table:
         """
         import pyarrow.parquet as pq
 
+        from qkforms._fs import atomic_write
+
         path = Path(path)
-        pq.write_table(self.to_arrow(), path)
+        table = self.to_arrow()
+        atomic_write(path, lambda f: pq.write_table(table, f))
         return path
 
     def to_pandas(self) -> Any:
@@ -417,8 +423,10 @@ def read_parquet(path: str | Path) -> Table:
     ...     print(type(exc).__name__)
     QKFormsError
     """
+    from qkforms._fs import open_regular
+
     path = Path(path)
-    if not path.is_file():
+    if not os.path.exists(path):
         raise QKFormsError(f"{path} does not exist; run `qkforms survey --out DIR` first")
     try:
         import pyarrow.parquet as pq
@@ -426,4 +434,14 @@ def read_parquet(path: str | Path) -> Table:
         raise QKFormsError(
             "reading Parquet needs pyarrow: pip install 'qkforms[survey]'"
         ) from exc
-    return Table(pq.read_table(path).to_pydict())
+    try:
+        with open_regular(path) as f:
+            data = pq.read_table(f).to_pydict()
+    except QKFormsError:
+        raise
+    except OSError as exc:
+        raise QKFormsError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    except Exception as exc:  # noqa: BLE001 - pyarrow's ArrowInvalid & co. for a damaged file
+        raise QKFormsError(f"{path}: not a readable Parquet file ({type(exc).__name__}: "
+                           f"{exc}); rerun the survey that wrote it") from exc
+    return Table(data)

@@ -2,11 +2,13 @@
 
 Modules: :mod:`~qkforms.survey.runner` (the run: options, one layer, one model, the
 survey), :mod:`~qkforms.survey.parallel` (BLAS threads, compute threads, read-ahead,
-background writer, worker processes), :mod:`~qkforms.survey.spectra` (the survey's view
-of the Gram engine :mod:`qkforms.gram`), :mod:`~qkforms.survey.statistics` (the one
-per-head statistics function), :mod:`~qkforms.survey.schema` (the column table),
+background writer, worker processes, which die with their parent),
+:mod:`~qkforms.survey.spectra` (the survey's view of the Gram engine :mod:`qkforms.gram`),
+:mod:`~qkforms.survey.statistics` (the one per-head statistics function),
+:mod:`~qkforms.survey.schema` (the column table),
 :mod:`~qkforms.survey.tables` (arrow tables), :mod:`~qkforms.survey.store` (resumable
-atomic parts), :mod:`~qkforms.survey.manifest`, :mod:`~qkforms.survey.summary`,
+atomic parts), :mod:`~qkforms.survey.outdir` (the output directory's lock and its check
+on start), :mod:`~qkforms.survey.manifest`, :mod:`~qkforms.survey.summary`,
 :mod:`~qkforms.survey.rope` (relative-position forms of RoPE heads),
 :mod:`~qkforms.survey.series` (training runs as sources), :mod:`~qkforms.survey.executors`
 (the dask executor),

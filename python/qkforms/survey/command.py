@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from qkforms.cli import bounded_int, directory_arg
+
 __all__ = ["configure", "run"]
 
 
@@ -40,7 +42,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--out",
-        type=Path,
+        type=directory_arg,
         default=Path("survey-out"),
         metavar="DIR",
         help="output directory (default: ./survey-out)",
@@ -91,14 +93,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--workers",
-        type=int,
+        type=bounded_int(1, 256),
         default=1,
         metavar="K",
         help="worker processes (layers are spread over them; default 1)",
     )
     parser.add_argument(
         "--threads",
-        type=int,
+        type=bounded_int(1, 256),
         default=None,
         metavar="T",
         help="compute threads per process (default: cores / workers)",

@@ -76,6 +76,11 @@ def check_resume(store: PartStore, run: dict[str, Any]) -> None:
     """
     old = store.read_run()
     if old is None:
+        if store.has_parts():
+            raise QKFormsError(
+                f"cannot resume {run['name']!r} in {store.dir}: it holds layer parts but no "
+                "run.json saying what they were computed with; rerun without --resume to "
+                "start over")
         return
     keys = ("files", "options", "thresholds", "version", "ids")
     diff = [k for k in keys if old.get(k) != run.get(k)]

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import os
 import queue
+import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -29,7 +31,14 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-__all__ = ["OneBehind", "blas_single_thread", "map_slices", "prefetched", "run_processes"]
+__all__ = [
+    "OneBehind",
+    "blas_single_thread",
+    "die_with_parent",
+    "map_slices",
+    "prefetched",
+    "run_processes",
+]
 
 T = TypeVar("T")
 
@@ -177,26 +186,130 @@ class OneBehind:
             self._pool.shutdown(wait=True)
 
 
+#: seconds between two checks of the parent by a worker's watchdog thread
+WATCHDOG_PERIOD = 0.5
+
+
+def die_with_parent(parent: int) -> None:
+    """Make the calling (worker) process end when process ``parent`` ends.
+
+    On Linux the kernel sends SIGKILL at the parent's death
+    (``prctl(PR_SET_PDEATHSIG)``, via ctypes); everywhere a daemon thread checks every
+    :data:`WATCHDOG_PERIOD` seconds that the parent is still ``os.getppid()`` and ends
+    the process otherwise (``os._exit``). A parent that died before this call is
+    noticed at once. So a worker never outlives a killed survey and never writes into
+    ``--out`` after it.
+
+    Examples
+    --------
+    >>> import subprocess, sys
+    >>> code = ("import os, sys; from qkforms.survey.parallel import die_with_parent; "
+    ...         "die_with_parent(int(sys.argv[1])); print('running')")
+    >>> run = lambda parent: subprocess.run([sys.executable, "-c", code, str(parent)],
+    ...                                     capture_output=True, text=True)
+    >>> import os
+    >>> run(os.getpid()).stdout, run(-1).returncode   # -1: "my parent is already gone"
+    ('running\\n', 1)
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            pr_set_pdeathsig = 1
+            libc.prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):  # pragma: no cover - no prctl: the watchdog remains
+            pass
+    if os.getppid() != parent:
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(WATCHDOG_PERIOD)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="qkforms-parent-watchdog", daemon=True).start()
+
+
+def _worker_init(parent: int) -> None:
+    """Initializer of the survey's worker processes.
+
+    Ctrl-C reaches every process of the terminal's group; the workers ignore it and
+    the parent stops them (so a single clean message is printed, and no worker dies
+    in the middle of a write it cannot clean up).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(parent)
+
+
+def _stop_pool(pool: Any) -> None:
+    """End the workers of a process pool now (terminate, then kill), and join them."""
+    procs = list(getattr(pool, "_processes", {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    deadline = time.monotonic() + 10
+    for p in procs:
+        p.join(timeout=max(0.1, deadline - time.monotonic()))
+        if p.is_alive():  # pragma: no cover - SIGTERM not honoured
+            p.kill()
+            p.join(timeout=10)
+    pool.shutdown(wait=True)
+
+
 def run_processes(task: Callable[..., T], calls: Sequence[tuple[Any, ...]], *, workers: int,
-                  on_result: Callable[[T], None]) -> None:
+                  on_result: Callable[[T], None],
+                  on_start: Callable[[list[int]], None] | None = None) -> None:
     """Run ``task(*args)`` for every ``args`` in ``calls`` in ``workers`` spawned processes.
 
     Each process gets ``cpu_count // workers`` BLAS threads (environment variables set
-    for the children, restored afterwards); ``on_result`` sees every result as it comes.
+    for the children, restored afterwards); ``on_result`` sees every result as it
+    comes; ``on_start`` gets the workers' pids once they run. The workers die with
+    this process (:func:`die_with_parent`) and ignore Ctrl-C; on any exception here
+    (a failed task, Ctrl-C, a worker killed e.g. by the kernel's out-of-memory killer)
+    the remaining tasks are cancelled and the workers are ended and joined before the
+    exception propagates.
+
+    Raises
+    ------
+    QKFormsError
+        When a worker process died abruptly (the pool is broken).
     """
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    from qkforms.errors import QKFormsError
 
     threads = str(max(1, (os.cpu_count() or 1) // workers))
     saved = {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
                                             "MKL_NUM_THREADS")}
     os.environ.update({k: threads for k in saved})
+    pool = None
     try:
-        with ProcessPoolExecutor(max_workers=workers,
-                                 mp_context=mp.get_context("spawn")) as pool:
-            futures = [pool.submit(task, *args) for args in calls]
-            for fut in as_completed(futures):
-                on_result(fut.result())
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
+                                   initializer=_worker_init, initargs=(os.getpid(),))
+        futures = [pool.submit(task, *args) for args in calls]
+        if on_start is not None:
+            on_start(sorted(p.pid for p in getattr(pool, "_processes", {}).values()
+                            if p.pid is not None))
+        for fut in as_completed(futures):
+            on_result(fut.result())
+    except BrokenProcessPool as exc:
+        if pool is not None:
+            _stop_pool(pool)
+        raise QKFormsError(
+            "a survey worker process died abruptly (killed, most often by the system for "
+            "lack of memory); rerun with fewer --workers or fewer layers at a time "
+            "(--layers), and --resume to keep the layers already done") from exc
+    except BaseException:
+        if pool is not None:
+            _stop_pool(pool)
+        raise
+    else:
+        pool.shutdown(wait=True)
     finally:
         for k, v in saved.items():
             if v is None:

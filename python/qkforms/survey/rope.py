@@ -44,6 +44,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from qkforms.errors import ShapeError, UnsupportedArchitectureError
+from qkforms.models.config import config_float
 
 __all__ = ["RopeSettings", "relative_form", "rope_frequencies", "rope_settings"]
 
@@ -107,15 +108,13 @@ def rope_settings(rope_info: Any) -> RopeSettings:
     if base is None:
         raise UnsupportedArchitectureError("RoPE settings need a frequency base (rope_base)")
     frac = _get(rope_info, "rotary_fraction")
-    frac = 1.0 if frac is None else float(frac)
-    if not 0.0 < frac <= 1.0:
-        raise UnsupportedArchitectureError(f"rotary_fraction must lie in (0, 1], got {frac}")
+    frac = 1.0 if frac is None else config_float(frac, "rotary_fraction", high=1.0)
     scaling = _get(rope_info, "rope_scaling")
     factor = 1.0
     if scaling:
         kind = scaling.get("type", scaling.get("rope_type", "linear"))
         if kind == "linear":
-            factor = float(scaling.get("factor", 1.0))
+            factor = config_float(scaling.get("factor", 1.0), "rope_scaling factor")
         elif kind != "default":
             raise UnsupportedArchitectureError(
                 f"RoPE scaling type {kind!r} is not supported by relative_form "
@@ -124,7 +123,7 @@ def rope_settings(rope_info: Any) -> RopeSettings:
     layout = _get(rope_info, "rope_layout", "layout") or "split-half"
     if layout not in _LAYOUTS:
         raise UnsupportedArchitectureError(f"unknown RoPE layout {layout!r}; use {_LAYOUTS}")
-    return RopeSettings(float(base), frac, factor, str(layout))
+    return RopeSettings(config_float(base, "rope_base"), frac, factor, str(layout))
 
 
 def rope_frequencies(n: int, settings: RopeSettings) -> NDArray[np.float64]:

@@ -39,8 +39,9 @@ from qkforms.errors import (
     QKFormsError,
     UnsupportedArchitectureError,
 )
-from qkforms.gram import LayerSpectra, layer_spectra
+from qkforms.gram import LayerSpectra, layer_spectra, unit_scale
 from qkforms.survey.manifest import ModelRun, check_resume, manifest, run_fingerprint
+from qkforms.survey.outdir import OutputLock, check_out, check_resume_models, open_output
 from qkforms.survey.parallel import (
     OneBehind,
     blas_single_thread,
@@ -155,7 +156,8 @@ def parse_layers(spec: Sequence[str] | None, n_layers: int) -> list[int]:
     Raises
     ------
     QKFormsError
-        For malformed items or layers outside ``[0, n_layers)``.
+        For malformed items, empty ranges (``5-2``), an empty selection, or layers
+        outside ``[0, n_layers)``.
 
     Examples
     --------
@@ -179,11 +181,17 @@ def parse_layers(spec: Sequence[str] | None, n_layers: int) -> list[int]:
                     rng = range(int(tok), int(tok) + 1)
             except ValueError:
                 raise QKFormsError(f"bad layer selection {tok!r} (use e.g. 3, 0-5, 1,4)") from None
+            if not rng:
+                raise QKFormsError(f"layer range {tok!r} is empty (its start is above its "
+                                   f"end; did you mean {rng.stop - 1}-{rng.start}?)")
             for layer in rng:
                 if not 0 <= layer < n_layers:
                     raise QKFormsError(f"layer {layer} out of range: the model has "
                                        f"{n_layers} layers (0-{n_layers - 1})")
                 chosen.add(layer)
+    if not chosen:
+        raise QKFormsError(f"--layers {' '.join(map(str, spec))} selects no layer "
+                           "(use e.g. 3, 0-5, 1,4)")
     return sorted(chosen)
 
 
@@ -239,16 +247,24 @@ class LayerResult:
 
 
 def _spectra(W_Q: np.ndarray, W_K: np.ndarray, kv_index: np.ndarray, keep_factors: bool,
-             threads: int) -> LayerSpectra:
-    """:func:`layer_spectra` on ``threads`` slices of the query heads, in parallel.
+             threads: int) -> tuple[LayerSpectra, LayerSpectra]:
+    """:func:`layer_spectra` of rescaled weights, on ``threads`` slices of the query heads.
 
-    Every per-head number is computed by the same calls on the same blocks whatever
-    the slicing, so the result is identical to one batch.
+    Returns the spectra of the rescaled heads (every query and key head divided by its
+    power-of-two :func:`~qkforms.gram.unit_scale`, as :class:`qkforms.Head` does, so
+    that weights of 1e-300 or 1e300 neither under- nor overflow) and the same scaled
+    back to the stored weights (:meth:`LayerSpectra.scaled`; ``inf``/0 only where the
+    true value is beyond float64). Every per-head number is computed by the same calls
+    on the same blocks whatever the slicing, so the result is identical to one batch.
     """
-    parts = map_slices(lambda a, b: layer_spectra(W_Q[a:b], W_K, kv_index[a:b],
+    s_Q, s_K = unit_scale(W_Q), unit_scale(W_K)
+    Q = W_Q / s_Q[:, None, None]
+    K = W_K / s_K[:, None, None]
+    parts = map_slices(lambda a, b: layer_spectra(Q[a:b], K, kv_index[a:b],
                                                   keep_factors=keep_factors),
                        int(kv_index.shape[0]), threads=threads)
-    return parts[0] if len(parts) == 1 else LayerSpectra.concat(parts)
+    unit = parts[0] if len(parts) == 1 else LayerSpectra.concat(parts)
+    return unit, unit.scaled(s_Q, s_K[kv_index])
 
 
 def _certify(W_Q: np.ndarray, W_K: np.ndarray, gamma: np.ndarray | None, n: int, N: int,
@@ -361,12 +377,17 @@ def process_layer(
         if failure is not None or isinstance(lw, UnreadLayer):
             sp = LayerSpectra.failed(n_q, n, failure or "layer could not be read",
                                      keep_factors=keep_factors)
+            cols = head_columns(sp, N=N, n=n)
         else:
             W_Q, W_K = lw.W_Q, lw.W_K
             if gamma is not None:
                 W_Q, W_K = W_Q * gamma, W_K * gamma
-            sp = _spectra(W_Q, W_K, kv_index, keep_factors, threads)
-        cols = head_columns(sp, N=N, n=n)
+            unit, sp = _spectra(W_Q, W_K, kv_index, keep_factors, threads)
+            # every statistic is scale-invariant except norm_sq: compute them on the
+            # rescaled heads, and take norm_sq (and the stored spectra) at true scale
+            cols = head_columns(unit, N=N, n=n)
+            sp.ok, sp.error = unit.ok, unit.error
+            cols["norm_sq"] = np.where(cols["valid"], sp.norm_sq, np.nan)
     t1 = time.perf_counter()
     certified: list[bool | None] = [None] * n_q
     if exact and failure is None and not isinstance(lw, UnreadLayer):
@@ -515,7 +536,7 @@ def prepare_model(model: Model, source: str | None, key: str, label: str,
 
 def _survey_model(model: Model, source: str | None, key: str, label: str, opts: SurveyOptions,
                   layers: list[int], *, step: int | None = None,
-                  tokens_seen: int | None = None) -> ModelRun:
+                  tokens_seen: int | None = None, lock: OutputLock | None = None) -> ModelRun:
     mrun, todo = prepare_model(model, source, key, label, opts, layers, step=step,
                                tokens_seen=tokens_seen)
     store, keep_factors = mrun.store, mrun.keep_factors
@@ -539,7 +560,8 @@ def _survey_model(model: Model, source: str | None, key: str, label: str, opts: 
             odict["out"] = str(opts.out)
             calls = [(source, str(opts.out), key, label, layer, odict, keep_factors, step,
                       tokens_seen) for layer in todo]
-            run_processes(_worker_layer, calls, workers=opts.workers, on_result=add)
+            run_processes(_worker_layer, calls, workers=opts.workers, on_result=add,
+                          on_start=lock.record_workers if lock is not None else None)
         else:
             # read layer i + 1, compute layer i, write layer i - 1: all at once
             with OneBehind(add) as writer:
@@ -550,6 +572,14 @@ def _survey_model(model: Model, source: str | None, key: str, label: str, opts: 
                     del lw  # let the reader's next layer take this one's memory
                     res.timings["read_s"] = read_s
                     writer.submit(lambda layer=layer, res=res: _write(store, layer, res))
+    except BaseException:
+        # the workers are dead (run_processes joined them) and the writer thread is
+        # done: a write they were killed in left a temporary file, which goes now
+        try:
+            store.clean_temporaries()
+        except (OSError, QKFormsError):  # pragma: no cover - best effort on the way out
+            pass
+        raise
     finally:
         if bar is not None:
             bar.close()
@@ -626,6 +656,7 @@ def survey(
     (4, ['heads.parquet', 'manifest.json', 'spectra.parquet', 'summary.md'])
     """
     t_start = time.perf_counter()
+    out = check_out(opts.out)
     srcs = list(sources) if sources is not None else [None] * len(models)
     for m in models:
         policy = getattr(m.info, "qk_norm_policy", None)
@@ -641,18 +672,19 @@ def survey(
         from qkforms.survey.series import survey_units, units_for
 
         return survey_units(units_for([str(s) for s in srcs], names=names), opts, argv=argv)
-    out = Path(opts.out)
-    out.mkdir(parents=True, exist_ok=True)
     keys, labels = unique_labels(names)
     selections = [parse_layers(opts.layers, m.info.n_layers) for m in models]
-    runs = []
-    for model, src, key, label, layers in zip(models, srcs, keys, labels, selections,
-                                              strict=True):
-        runs.append(_survey_model(model, src, key, label, opts, layers))
-    if load_seconds is not None:
-        for run, secs in zip(runs, load_seconds, strict=True):
-            run.timings["load_s"] = secs
-    return finish_survey(models, srcs, runs, opts, argv=argv, t_start=t_start)
+    with open_output(out) as lock:
+        if opts.resume:
+            check_resume_models(out, keys, names)
+        runs = []
+        for model, src, key, label, layers in zip(models, srcs, keys, labels, selections,
+                                                  strict=True):
+            runs.append(_survey_model(model, src, key, label, opts, layers, lock=lock))
+        if load_seconds is not None:
+            for run, secs in zip(runs, load_seconds, strict=True):
+                run.timings["load_s"] = secs
+        return finish_survey(models, srcs, runs, opts, argv=argv, t_start=t_start)
 
 
 def finish_survey(models: Sequence[Any], srcs: Sequence[str | None], runs: Sequence[ModelRun],
@@ -671,7 +703,7 @@ def finish_survey(models: Sequence[Any], srcs: Sequence[str | None], runs: Seque
     from qkforms.survey.tables import concat_tables
 
     t_start = time.perf_counter() if t_start is None else t_start
-    out = Path(opts.out)
+    out = Path(opts.out)  # call it under the output lock (open_output)
     t_merge = time.perf_counter()
     heads_parts, spectra_parts = [], []
     for run in runs:
@@ -680,11 +712,10 @@ def finish_survey(models: Sequence[Any], srcs: Sequence[str | None], runs: Seque
             spectra_parts.append(run.store.read_layer(layer, "spectra"))
     heads = concat_tables(heads_parts, "heads")
     spectra = concat_tables(spectra_parts, "spectra")
-    atomic_write_table(out / "heads.parquet", heads)
-    atomic_write_table(out / "spectra.parquet", spectra)
+    atomic_write_table(out / "heads.parquet", heads, root=out)
+    atomic_write_table(out / "spectra.parquet", spectra, root=out)
     for run in runs:
         if run.keep_factors:
-            (out / "factors").mkdir(exist_ok=True)
             run.store.merge_factors(run.layers, out / "factors" / f"{run.key}.npz")
     merge_s = time.perf_counter() - t_merge
     man = manifest(models, srcs, runs, opts, heads, argv, __version__)
@@ -694,6 +725,6 @@ def finish_survey(models: Sequence[Any], srcs: Sequence[str | None], runs: Seque
     if extra:
         man.update(extra)
     man["timings"] = {"merge_s": merge_s, "total_s": time.perf_counter() - t_start}
-    atomic_write_bytes(out / "manifest.json", json.dumps(man, indent=2).encode())
+    atomic_write_bytes(out / "manifest.json", json.dumps(man, indent=2).encode(), root=out)
     write_summary(out / "summary.md", heads, man)
     return man

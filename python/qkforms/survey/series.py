@@ -47,6 +47,7 @@ from qkforms.errors import CheckpointError, QKFormsError
 
 if TYPE_CHECKING:
     from qkforms.models import Model
+    from qkforms.survey.outdir import OutputLock
     from qkforms.survey.runner import SurveyOptions
 
 __all__ = [
@@ -448,12 +449,24 @@ def survey_units(
     >>> man["runs"][0]["steps"], [m["step"] for m in man["models"]]
     ([0, 10], [0, 10])
     """
+    from qkforms.survey.outdir import check_resume_models, open_output
+
+    t_start = time.perf_counter()
+    with open_output(opts.out) as lock:
+        if opts.resume:
+            check_resume_models(opts.out, [u.key for u in units], [u.label for u in units])
+        return _survey_units(units, opts, lock, argv=argv, client=client, series=series,
+                             t_start=t_start)
+
+
+def _survey_units(units: Sequence[Unit], opts: SurveyOptions, lock: OutputLock, *,
+                  argv: Sequence[str] | None, client: Any, series: Any,
+                  t_start: float) -> dict[str, Any]:
+    """:func:`survey_units` once the output directory is checked and locked."""
     from qkforms.models import load
     from qkforms.survey.runner import finish_survey, parse_layers, prepare_model, survey_model
 
-    t_start = time.perf_counter()
     out = Path(opts.out)
-    out.mkdir(parents=True, exist_ok=True)
     infos: list[Any] = []
     runs = []
     if opts.executor == "local":
@@ -464,7 +477,7 @@ def survey_units(
             try:
                 layers = parse_layers(opts.layers, model.info.n_layers)
                 run = survey_model(model, u.source, u.key, u.label, opts, layers,
-                                   step=u.step, tokens_seen=u.tokens_seen)
+                                   step=u.step, tokens_seen=u.tokens_seen, lock=lock)
             finally:
                 _close(model)
             run.timings["load_s"] = load_s

@@ -8,10 +8,13 @@ Layout inside the output directory ``DIR``::
     DIR/parts/<model>/layer-0007.factors.npz   (RoPE models only)
 
 Every file is written to a temporary name in the same directory and moved into
-place with :func:`os.replace` (atomic on POSIX), the heads part last: a layer counts
-as done exactly when its heads part exists, so a run killed at any instant (even
-``kill -9``) leaves only complete layers plus temporary files, which a resumed run
-deletes. Files are not fsync'ed: the guarantee is against a killed process, not
+place with :func:`os.replace` (atomic on POSIX; :func:`qkforms._fs.atomic_write`), the
+heads part last: a layer counts as done exactly when its heads part exists (and is
+readable), so a run killed at any instant (even ``kill -9``) leaves only complete
+layers plus temporary files, which the next run deletes. Directories below ``DIR``
+are entered without following links, and only the files named above (and their
+temporaries) are ever deleted, one by one (``docs/survey.md``, "What the survey writes
+and deletes"). Files are not fsync'ed: the guarantee is against a killed process, not
 against a power failure.
 
 Examples
@@ -31,16 +34,28 @@ import io
 import json
 import os
 import re
-import shutil
+import sys
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["PartStore", "atomic_write_bytes", "atomic_write_table", "model_key"]
+from qkforms._fs import (
+    atomic_write,
+    ensure_dir,
+    is_temporary,
+    open_regular,
+    read_json,
+    remove_files,
+)
+from qkforms.errors import QKFormsError
 
-_TMP_MARK = ".tmp-"
+__all__ = ["PART_NAME", "PartStore", "atomic_write_bytes", "atomic_write_table", "model_key"]
+
+#: the names of the files a part directory holds (``run.json`` and the layer parts)
+PART_NAME = re.compile(r"^(run\.json|layer-\d{4,}\.(heads|spectra)\.parquet|"
+                       r"layer-\d{4,}\.factors\.npz)$")
 
 
 def model_key(name: str) -> str:
@@ -56,12 +71,8 @@ def model_key(name: str) -> str:
     return key or "model"
 
 
-def _tmp_path(path: Path) -> Path:
-    return path.with_name(f"{path.name}{_TMP_MARK}{os.getpid()}")
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (temporary file + ``os.replace``).
+def atomic_write_bytes(path: Path, data: bytes, *, root: Path | None = None) -> None:
+    """Write ``data`` to ``path`` atomically (:func:`qkforms._fs.atomic_write`).
 
     Examples
     --------
@@ -71,13 +82,10 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     >>> atomic_write_bytes(p, b"hi"); p.read_bytes()
     b'hi'
     """
-    tmp = _tmp_path(path)
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
+    atomic_write(path, data, root=root)
 
 
-def atomic_write_table(path: Path, table: Any) -> None:
+def atomic_write_table(path: Path, table: Any, *, root: Path | None = None) -> None:
     """Write a pyarrow table as parquet atomically.
 
     Examples
@@ -92,9 +100,7 @@ def atomic_write_table(path: Path, table: Any) -> None:
     """
     import pyarrow.parquet as pq
 
-    tmp = _tmp_path(path)
-    pq.write_table(table, tmp)
-    os.replace(tmp, path)
+    atomic_write(path, lambda f: pq.write_table(table, f), root=root)
 
 
 def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
@@ -103,19 +109,35 @@ def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
     return buf.getvalue()
 
 
+def _readable_part(path: Path) -> bool:
+    """Whether a part file can be read back (parquet footer / npz directory intact)."""
+    try:
+        with open_regular(path) as f:
+            if path.suffix == ".npz":
+                with zipfile.ZipFile(f) as zf:
+                    return zf.testzip() is None and bool(zf.namelist())
+            import pyarrow.parquet as pq
+
+            pq.ParquetFile(f).metadata  # noqa: B018 - reads and checks the footer
+            return True
+    except Exception:  # noqa: BLE001 - any failure means "not a usable part"
+        return False
+
+
 class PartStore:
     """The per-layer parts of one model inside an output directory.
 
     Parameters
     ----------
     out : Path
-        The survey output directory.
+        The survey output directory (the root below which no link is followed).
     key : str
         The model's key (:func:`model_key`).
     """
 
     def __init__(self, out: Path, key: str) -> None:
-        self.dir = Path(out) / "parts" / key
+        self.root = Path(out)
+        self.dir = self.root / "parts" / key
 
     def _path(self, layer: int, kind: str) -> Path:
         ext = "npz" if kind == "factors" else "parquet"
@@ -123,43 +145,78 @@ class PartStore:
 
     # -- run fingerprint -------------------------------------------------------
     def read_run(self) -> dict[str, Any] | None:
-        """The ``run.json`` of existing parts, or None."""
+        """The ``run.json`` of existing parts, or None.
+
+        Raises
+        ------
+        QKFormsError
+            If it exists but cannot be read or is not a JSON object.
+        """
         p = self.dir / "run.json"
-        if not p.exists():
+        if not os.path.lexists(p):
             return None
-        return json.loads(p.read_text(encoding="utf-8"))
+        run = read_json(p, "run record of earlier parts")
+        if not isinstance(run, dict):
+            raise QKFormsError(f"{p}: corrupt run record of earlier parts (not a JSON "
+                               "object); rerun without --resume to start over")
+        return run
+
+    def has_parts(self) -> bool:
+        """Whether any layer part (complete or not) exists."""
+        return self.dir.is_dir() and any(
+            name.startswith("layer-") for name in os.listdir(self.dir))
+
+    def clean_temporaries(self) -> list[str]:
+        """Delete the temporary files of interrupted writes; return their names."""
+        return remove_files(self.dir, is_temporary, root=self.root)
 
     def start(self, run: dict[str, Any], *, resume: bool) -> None:
-        """Prepare the directory; without ``resume`` existing parts are deleted."""
-        if not resume and self.dir.exists():
-            shutil.rmtree(self.dir)
-        self.dir.mkdir(parents=True, exist_ok=True)
-        for stale in self.dir.glob(f"*{_TMP_MARK}*"):
-            stale.unlink()
-        atomic_write_bytes(self.dir / "run.json", json.dumps(run, indent=1).encode())
+        """Prepare the directory; without ``resume`` the earlier parts are deleted.
+
+        Only the files this store writes (``run.json``, ``layer-*`` parts, their
+        temporaries) are deleted, one by one, without following links; anything else
+        in the directory is left alone.
+        """
+        ensure_dir(self.dir, root=self.root)
+        if not resume:
+            remove_files(self.dir, lambda name: bool(PART_NAME.match(name)), root=self.root)
+        self.clean_temporaries()
+        atomic_write_bytes(self.dir / "run.json", json.dumps(run, indent=1).encode(),
+                           root=self.root)
 
     def drop_temporaries(self) -> int:
         """Delete temporary files left by killed writers (e.g. a lost dask worker).
 
-        Returns the number of files deleted.
+        Returns the number of files deleted (:meth:`clean_temporaries`).
         """
-        stale = list(self.dir.glob(f"*{_TMP_MARK}*")) if self.dir.exists() else []
-        for p in stale:
-            p.unlink(missing_ok=True)
-        return len(stale)
+        return len(self.clean_temporaries())
 
     # -- layers ----------------------------------------------------------------
     def done_layers(self, *, factors: bool = False) -> list[int]:
-        """Layers whose parts are complete."""
-        if not self.dir.exists():
+        """Layers whose parts are complete and readable.
+
+        A part that exists but cannot be read back (damaged after it was written) does
+        not count: that layer is computed again (and said so on stderr).
+        """
+        if not self.dir.is_dir():
             return []
         done = []
         for p in self.dir.glob("layer-*.heads.parquet"):
-            layer = int(p.name.split(".")[0].split("-")[1])
-            if self._path(layer, "spectra").exists() and (
-                not factors or self._path(layer, "factors").exists()
-            ):
-                done.append(layer)
+            m = re.fullmatch(r"layer-(\d+)\.heads\.parquet", p.name)
+            if m is None:
+                continue
+            layer = int(m.group(1))
+            need = [p, self._path(layer, "spectra")]
+            if factors:
+                need.append(self._path(layer, "factors"))
+            if not all(q.is_file() and not q.is_symlink() for q in need):
+                continue
+            bad = [q for q in need if not _readable_part(q)]
+            if bad:
+                print(f"qkforms survey: {', '.join(map(str, bad))} cannot be read back; "
+                      f"layer {layer} is computed again", file=sys.stderr)
+                continue
+            done.append(layer)
         return sorted(done)
 
     def write_layer(
@@ -167,19 +224,33 @@ class PartStore:
     ) -> None:
         """Write the parts of one layer; the heads part goes last (the done marker)."""
         if factors is not None:
-            atomic_write_bytes(self._path(layer, "factors"), _npz_bytes(factors))
-        atomic_write_table(self._path(layer, "spectra"), spectra)
-        atomic_write_table(self._path(layer, "heads"), heads)
+            atomic_write_bytes(self._path(layer, "factors"), _npz_bytes(factors),
+                               root=self.root)
+        atomic_write_table(self._path(layer, "spectra"), spectra, root=self.root)
+        atomic_write_table(self._path(layer, "heads"), heads, root=self.root)
 
     def read_layer(self, layer: int, kind: str) -> Any:
-        """Read one part back (a pyarrow table, or a dict of arrays for factors)."""
-        path = self._path(layer, kind)
-        if kind == "factors":
-            with np.load(path) as z:
-                return {k: z[k] for k in z.files}
-        import pyarrow.parquet as pq
+        """Read one part back (a pyarrow table, or a dict of arrays for factors).
 
-        return pq.read_table(path)
+        Raises
+        ------
+        QKFormsError
+            Naming the part, if it cannot be read.
+        """
+        path = self._path(layer, kind)
+        try:
+            with open_regular(path) as f:
+                if kind == "factors":
+                    with np.load(f, allow_pickle=False) as z:
+                        return {k: z[k] for k in z.files}
+                import pyarrow.parquet as pq
+
+                return pq.read_table(f)
+        except QKFormsError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - OSError, ArrowInvalid, BadZipFile, ...
+            raise QKFormsError(f"{path}: cannot read the survey part ({type(exc).__name__}: "
+                               f"{exc}); rerun without --resume to recompute it") from exc
 
     def merge_factors(self, layers: list[int], path: Path) -> None:
         """Concatenate the per-layer factor parts into one ``.npz`` (streamed, atomic).
@@ -187,10 +258,12 @@ class PartStore:
         Keys are ``L<layer>_Q_red`` and ``L<layer>_K_red`` (arrays ``(n_q, n, 2n)``; NaN
         for failed heads).
         """
-        tmp = _tmp_path(path)
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
-            for layer in layers:
-                for name, arr in self.read_layer(layer, "factors").items():
-                    with zf.open(f"L{layer:04d}_{name}.npy", "w", force_zip64=True) as f:
-                        np.lib.format.write_array(f, np.ascontiguousarray(arr))
-        os.replace(tmp, path)
+        def write(f: Any) -> None:
+            with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED,
+                                 allowZip64=True) as zf:
+                for layer in layers:
+                    for name, arr in self.read_layer(layer, "factors").items():
+                        with zf.open(f"L{layer:04d}_{name}.npy", "w", force_zip64=True) as g:
+                            np.lib.format.write_array(g, np.ascontiguousarray(arr))
+
+        atomic_write(path, write, root=self.root)

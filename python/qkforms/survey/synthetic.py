@@ -4,9 +4,11 @@
 plus one ``model.safetensors``) holding only the query/key projections (and,
 optionally, the ``input_layernorm`` gains) of a decoder with grouped-query attention.
 Weights are iid Gaussian, generated and written one layer at a time (memory stays at
-one layer), stored as ``BF16`` or ``F32``. Individual heads can be made to fail on
-purpose: ``nan_heads`` puts a NaN into a query head, ``degenerate_heads`` copies the
-key head into the query head (``W_Q = W_K``, so the stacked map has rank n < 2n).
+one layer), stored as ``BF16``, ``F32`` or ``F64`` (the last with an optional ``scale``
+multiplying every weight, e.g. 1e300 or 1e-300 to test extreme magnitudes). Individual
+heads can be made to fail on purpose: ``nan_heads`` puts a NaN into a query head,
+``degenerate_heads`` copies the key head into the query head (``W_Q = W_K``, so the
+stacked map has rank n < 2n).
 
 Examples
 --------
@@ -62,6 +64,7 @@ def write_llama_checkpoint(
     nan_heads: Iterable[tuple[int, int]] = (),
     degenerate_heads: Iterable[tuple[int, int]] = (),
     name: str | None = None,
+    scale: float = 1.0,
     pull: float = 0.0,
 ) -> Path:
     """Write a synthetic q/k-only checkpoint; return its directory.
@@ -72,7 +75,7 @@ def write_llama_checkpoint(
         Directory to create (or reuse).
     n_layers, N, n, n_q, n_kv : int
         Layers, residual dimension, head dimension, query and key/value heads.
-    dtype : {"BF16", "F32"}
+    dtype : {"BF16", "F32", "F64"}
     seed : int
     model_type : str
         ``"mistral"`` or ``"llama"``.
@@ -82,6 +85,8 @@ def write_llama_checkpoint(
     nan_heads, degenerate_heads : iterable of (layer, query head)
     name : str, optional
         ``_name_or_path`` in the config (the model's display name).
+    scale : float
+        Multiplies every q/k weight (in float64; only with ``dtype="F64"``).
     pull : float
         Move every query map towards its key map, ``W_Q <- (1 - pull) W_Q + pull W_K``
         (``pull = 0``: iid Gaussian; towards 1 the forms become symmetric positive
@@ -91,8 +96,10 @@ def write_llama_checkpoint(
     -------
     Path
     """
-    if dtype not in ("BF16", "F32"):
-        raise ValueError(f"dtype must be 'BF16' or 'F32', got {dtype!r}")
+    if dtype not in ("BF16", "F32", "F64"):
+        raise ValueError(f"dtype must be 'BF16', 'F32' or 'F64', got {dtype!r}")
+    if scale != 1.0 and dtype != "F64":
+        raise ValueError("scale needs dtype='F64' (other dtypes cannot hold scaled weights)")
     out = Path(path)
     out.mkdir(parents=True, exist_ok=True)
     nan_set = set(nan_heads)
@@ -112,10 +119,10 @@ def write_llama_checkpoint(
         "rope_theta": rope_theta,
         "rms_norm_eps": 1e-5,
         "max_position_embeddings": 4096,
-        "torch_dtype": "bfloat16" if dtype == "BF16" else "float32",
+        "torch_dtype": {"BF16": "bfloat16", "F32": "float32", "F64": "float64"}[dtype],
     }
     (out / "config.json").write_text(json.dumps(config, indent=1), encoding="utf-8")
-    itemsize = 2 if dtype == "BF16" else 4
+    itemsize = {"BF16": 2, "F32": 4, "F64": 8}[dtype]
     tensors: list[tuple[str, tuple[int, ...]]] = []
     for layer in range(n_layers):
         base = f"model.layers.{layer}"
@@ -134,9 +141,12 @@ def write_llama_checkpoint(
     head = json.dumps(header).encode("utf-8")
     head += b" " * (-len(head) % 8)
     rng = np.random.default_rng(seed)
+    weight_scale = scale
     scale = np.float32(1.0 / np.sqrt(N))
 
-    def encode(a: np.ndarray) -> bytes:
+    def encode(a: np.ndarray, factor: float = weight_scale) -> bytes:
+        if dtype == "F64":
+            return (a.astype(np.float64) * factor).astype("<f8").tobytes()
         return (to_bfloat16_bits(a) if dtype == "BF16" else a.astype("<f4")).tobytes()
 
     with open(out / "model.safetensors", "wb") as f:
@@ -157,7 +167,7 @@ def write_llama_checkpoint(
             f.write(encode(k.reshape(n_kv * n, N)))
             if norms:
                 gamma = (1.0 + 0.1 * rng.standard_normal(N)).astype(np.float32)
-                f.write(encode(gamma))
+                f.write(encode(gamma, 1.0))
     return out
 
 

@@ -56,6 +56,7 @@ from qkforms.verify.python_side import (
     PASS,
     ExactOutcome,
     PropertyRun,
+    check_sizes,
     parse_sizes,
     run_exact,
     run_properties,
@@ -294,6 +295,9 @@ def verify(
     root = locate_lean_root(lean_dir)
     all_results = list(registry.RESULTS if results is None else results)
     rows_for = registry.select(only, all_results)
+    sizes = dict(sizes or {})
+    id_sizes = dict(id_sizes or {})
+    check_sizes(sizes, id_sizes, all_results)  # before anything runs
     from qkforms import __version__
 
     global_failures: list[str] = []
@@ -333,11 +337,6 @@ def verify(
                     f"axiom audit `lake env lean {AXIOMS_SCRIPT}` failed "
                     f"(exit {build.audit.returncode}): {tail}")
 
-    sizes = dict(sizes or {})
-    id_sizes = dict(id_sizes or {})
-    unknown = sorted(set(id_sizes) - {r.id for r in all_results})
-    if unknown:
-        raise QKFormsError(f"--size names unregistered ids: {', '.join(unknown)}")
 
     runs = None
     prop_reason = "--no-property-tests"
@@ -410,12 +409,12 @@ def run(args: argparse.Namespace) -> int:
         max_examples=args.max_examples,
     )
     sys.stdout.write(render_table(report))
+    from qkforms._fs import atomic_write
+
     if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(report.to_json(), encoding="utf-8")
+        atomic_write(args.json, report.to_json().encode("utf-8"))
         print(f"wrote {args.json}")
     if args.markdown is not None:
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(render_markdown(report), encoding="utf-8")
+        atomic_write(args.markdown, render_markdown(report).encode("utf-8"))
         print(f"wrote {args.markdown}")
     return report.exit_status

@@ -33,6 +33,8 @@ __all__ = [
     "NOT_RUN",
     "NONE",
     "ExactOutcome",
+    "SIZE_LIMITS",
+    "check_sizes",
     "PropertyRun",
     "missing_package",
     "parse_sizes",
@@ -82,13 +84,79 @@ def _number(text: str) -> int | float | str:
     return text
 
 
+#: the sizes ``--size`` accepts, with their ranges ``(low, high)`` (docs/bridge.md): integers
+#: from 1 for counts and dimensions, floats for the two distribution parameters. Beyond
+#: these the exact checks run for many minutes or exhaust memory (Lemma 1 at N = 16, the
+#: slowest, takes about a minute on one core).
+SIZE_LIMITS: dict[str, tuple[int | float, int | float]] = {
+    "N": (1, 16), "n": (1, 16), "m": (1, 16), "k": (1, 64), "ell": (1, 16),
+    "dense_N": (1, 64), "trials": (1, 100), "terms": (1, 32), "grid": (1, 64),
+    "runs": (1, 1000), "samples": (1, 100_000), "shape": (0.1, 100.0), "rho": (0.0, 100.0),
+}
+
+
+def check_sizes(sizes: dict[str, Any], id_sizes: dict[str, dict[str, Any]],
+                results: Sequence[Any] | None = None) -> None:
+    """Refuse sizes that are unknown, of the wrong type, or outside :data:`SIZE_LIMITS`.
+
+    With ``results`` (registry rows), an ``ID:KEY`` must name a registered id whose check
+    takes ``KEY``. A size that no check would use, or a zero or negative count (which
+    would make a check pass vacuously), is never silently accepted.
+
+    Raises
+    ------
+    QKFormsError
+        Naming the option and the accepted range.
+
+    Examples
+    --------
+    >>> check_sizes({"N": 5}, {})
+    >>> try:
+    ...     check_sizes({"N": 100000000}, {})
+    ... except QKFormsError as exc:
+    ...     print(exc)
+    --size N=100000000: N must be an integer between 1 and 16 (docs/bridge.md, sizes)
+    """
+    def check(label: str, key: str, value: Any) -> None:
+        if key not in SIZE_LIMITS:
+            raise QKFormsError(f"--size {label}: unknown size {key!r}; the checks take "
+                               f"{', '.join(sorted(SIZE_LIMITS))} (docs/bridge.md, sizes)")
+        low, high = SIZE_LIMITS[key]
+        integer = isinstance(low, int)
+        ok_type = (isinstance(value, int) if integer else isinstance(value, int | float)) \
+            and not isinstance(value, bool)
+        if not ok_type or not low <= value <= high:
+            what = "an integer" if integer else "a number"
+            raise QKFormsError(f"--size {label}: {key} must be {what} between {low} and "
+                               f"{high} (docs/bridge.md, sizes)")
+
+    for key, value in sizes.items():
+        check(f"{key}={value}", key, value)
+    known = {r.id: r for r in results} if results is not None else None
+    for rid, kv in id_sizes.items():
+        if known is not None and rid not in known:
+            raise QKFormsError(f"--size {rid}:...: {rid!r} is not a registered result id")
+        accepted: set[str] | None = None
+        if known is not None and getattr(known[rid], "check", None):
+            try:
+                params = inspect.signature(resolve_check(known[rid].check)).parameters
+                accepted = set(params) - {"seed"}
+            except (VerificationError, ImportError, TypeError, ValueError):
+                accepted = None  # reported when the check runs
+        for key, value in kv.items():
+            check(f"{rid}:{key}={value}", key, value)
+            if accepted is not None and key not in accepted:
+                raise QKFormsError(f"--size {rid}:{key}={value}: the check of {rid} takes "
+                                   f"no {key!r} (it takes {', '.join(sorted(accepted))})")
+
+
 def parse_sizes(specs: Iterable[str]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """Parse ``KEY=VALUE`` (every check) and ``ID:KEY=VALUE`` (one check) size options.
 
     Raises
     ------
     QKFormsError
-        On a malformed option.
+        On a malformed option, or a size outside :data:`SIZE_LIMITS` (:func:`check_sizes`).
 
     Examples
     --------
@@ -106,6 +174,7 @@ def parse_sizes(specs: Iterable[str]) -> tuple[dict[str, Any], dict[str, dict[st
             per_id.setdefault(m.group("id"), {})[m.group("key")] = value
         else:
             common[m.group("key")] = value
+    check_sizes(common, per_id)
     return common, per_id
 
 

@@ -37,7 +37,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from qkforms.errors import CheckpointError
-from qkforms.models.config import ArchSpec
+from qkforms.models.config import ArchSpec, config_float
 from qkforms.models.layouts.llama import LlamaLayout
 
 __all__ = ["LAYOUT", "TEXT_DEFAULTS", "Gemma3Layout"]
@@ -93,14 +93,13 @@ class Gemma3Layout(LlamaLayout):
                 "sliding_attention": {"rope_type": "default",
                                       "rope_theta": text["rope_local_base_freq"]}}
         spec = super().spec(text)
-        scalar = text["query_pre_attn_scalar"]
-        if isinstance(scalar, bool) or not isinstance(scalar, int | float) or scalar <= 0:
-            raise CheckpointError(f"{model_type}: query_pre_attn_scalar must be a positive "
-                                  f"number, got {scalar!r}")
+        scalar = config_float(text["query_pre_attn_scalar"],
+                              f"{model_type}: config field query_pre_attn_scalar")
         softcap = text.get("attn_logit_softcapping")
         return dataclasses.replace(
-            spec, attention_scale=None if scalar == spec.n else float(scalar) ** -0.5,
-            attn_softcap=None if softcap is None else float(softcap),
+            spec, attention_scale=None if scalar == spec.n else scalar ** -0.5,
+            attn_softcap=None if softcap is None else config_float(
+                softcap, f"{model_type}: config field attn_logit_softcapping"),
             causal=not text.get("use_bidirectional_attention"))
 
     def norm_gain_offset(self, spec: ArchSpec) -> float:

@@ -49,6 +49,7 @@ from qkforms.errors import CheckpointError
 from qkforms.models.config import (
     ArchSpec,
     QKNorm,
+    config_float,
     config_int,
     refuse_clamped_qkv,
     rope_settings,
@@ -159,11 +160,9 @@ class LlamaLayout(Layout):
         scope = self.qk_norm_scopes.get(model_type)
         if scope is None:
             return None
-        eps = cfg.get("rms_norm_eps")
-        if isinstance(eps, bool) or not isinstance(eps, int | float):
-            raise CheckpointError(f"{model_type}: config field 'rms_norm_eps' must be a "
-                                  f"number, got {eps!r}")
-        return QKNorm("rms", scope, float(eps), self.qk_gain_offset)
+        eps = config_float(cfg.get("rms_norm_eps"), f"{model_type}: config field "
+                           "rms_norm_eps (q/k RMSNorm epsilon)", low_open=False)
+        return QKNorm("rms", scope, eps, self.qk_gain_offset)
 
     def requests(self, spec: ArchSpec, layer: int) -> list[TensorRequest]:
         """``q_proj``/``k_proj`` weights (and biases when the model has them; and the q/k
