@@ -343,3 +343,38 @@ def test_hub_id_resolves_from_local_cache(tmp_path, monkeypatch) -> None:
     assert model.info.name == "some-org/tiny-llama"
     want = tensors["model.layers.1.self_attn.q_proj.weight"].astype(np.float64)
     assert np.array_equal(model.layer(1).W_Q.reshape(want.shape), want)
+
+
+@pytest.mark.parametrize("text_prefix", ["language_model.model.", "model.language_model."])
+def test_gemma3_multimodal_layers_found_by_prefix(tmp_path, text_prefix: str) -> None:
+    """Both key layouts of multimodal Gemma 3 checkpoints (the hub's original one and the
+    one transformers 4.5x saves) hold a vision tower whose layers are named like the
+    decoder's, under a prefix as short: the language model's are read; without them the
+    error says where they were looked for."""
+    rng = np.random.default_rng(5)
+    N, n, n_q, n_kv = 16, 4, 4, 2
+    tensors = {}
+    for i in range(2):
+        base = f"{text_prefix}layers.{i}.self_attn"
+        tensors[f"{base}.q_proj.weight"] = rng.standard_normal((n_q * n, N))
+        tensors[f"{base}.k_proj.weight"] = rng.standard_normal((n_kv * n, N))
+        for side in "qk":
+            tensors[f"{base}.{side}_norm.weight"] = rng.standard_normal(n)
+    vision = "vision_tower.encoder." if text_prefix.startswith("language") else (
+        "model.vision_tower.")
+    tensors[f"{vision}layers.0.self_attn.q_proj.weight"] = rng.standard_normal((6, 6))
+    assert len(vision) <= len(text_prefix)
+    config = {"model_type": "gemma3", "text_config": {
+        "hidden_size": N, "num_attention_heads": n_q, "num_key_value_heads": n_kv,
+        "head_dim": n, "num_hidden_layers": 2, "query_pre_attn_scalar": n}}
+    path = tiny.write_llama_dir(str(tmp_path / "mm"), tensors, config)
+    model = qm.load(path, qk_norm="fold")
+    assert model.tensor_names(1)["q"] == f"{text_prefix}layers.1.self_attn.q_proj.weight"
+    gain = 1.0 + tensors[f"{text_prefix}layers.1.self_attn.q_norm.weight"]  # Gemma's 1 + w
+    want = np.tile(gain, n_q)[:, None] * tensors[f"{text_prefix}layers.1.self_attn.q_proj.weight"]
+    np.testing.assert_array_equal(model.layer(1).W_Q.reshape(n_q * n, N), want)
+    for name in [t for t in tensors if t.startswith(text_prefix)]:
+        del tensors[name]
+    path = tiny.write_llama_dir(str(tmp_path / "vision-only"), tensors, config)
+    with pytest.raises(MissingTensorError, match="under a prefix containing 'language_model'"):
+        qm.load(path, qk_norm="fold")
