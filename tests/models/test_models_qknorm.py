@@ -227,3 +227,36 @@ def test_survey_of_hf_checkpoints_records_policy(saved, tmp_path) -> None:
     with pytest.raises(UnsupportedArchitectureError, match="--qk-norm fold"):
         run(parser.parse_args([qwen3, "--out", str(tmp_path / "o2"), "--no-stats"]))
     assert not (tmp_path / "o2" / "manifest.json").exists()
+
+
+def test_config_defaults_are_those_of_transformers() -> None:
+    """The defaults the layouts assume for fields a config.json omits are the ones of
+    transformers' config classes (which decide what such a checkpoint means)."""
+    import transformers
+
+    from qkforms.models.layouts.gemma3 import TEXT_DEFAULTS
+    from qkforms.models.layouts.llama import LlamaLayout
+    from qkforms.models.layouts.olmo2 import Olmo2Layout
+
+    def value(cfg: object, key: str) -> object:
+        rope = getattr(cfg, "rope_parameters", None) or {}
+        if key == "rope_theta" and "full_attention" in rope:
+            return rope["full_attention"]["rope_theta"]
+        if key == "rope_local_base_freq":
+            return rope["sliding_attention"]["rope_theta"]
+        return getattr(cfg, key)
+
+    classes = {"qwen3": "Qwen3Config", "qwen3_moe": "Qwen3MoeConfig",
+               "olmoe": "OlmoeConfig", "olmo2": "Olmo2Config", "olmo3": "Olmo3Config"}
+    checked = 0
+    for layout in (LlamaLayout, Olmo2Layout):
+        for model_type, defaults in layout.defaults.items():
+            cfg = getattr(transformers, classes[model_type])()
+            for key, want in defaults.items():
+                assert value(cfg, key) == want, (model_type, key)
+                checked += 1
+    text = transformers.Gemma3TextConfig()
+    for key, want in TEXT_DEFAULTS.items():
+        assert value(text, key) == want, ("gemma3_text", key)
+        checked += 1
+    assert checked == 19
