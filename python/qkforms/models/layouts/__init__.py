@@ -195,6 +195,7 @@ def qk_norm_requests(spec: ArchSpec, q_name: str, k_name: str,
     norm = spec.qk_norm
     if norm is None:
         return []
+    want: dict[str, tuple[int, ...]]
     if norm.scope == "head":
         want = {"q": (spec.n,), "k": (spec.n,)}
     else:
