@@ -184,8 +184,9 @@ def test_non_finite_weights(tmp_path, tensor: str, row: int, value: float,
 def test_unknown_architecture(tmp_path) -> None:
     path = _llama_dir(tmp_path, config_changes={"model_type": "mamba"})
     with pytest.raises(UnsupportedArchitectureError,
-                       match=r"unknown architecture 'mamba'.*bert, bloom, gpt2, gpt_neox, "
-                             r"llama, mistral, opt, qwen2"):
+                       match=r"unknown architecture 'mamba'.*bert, bloom, gemma3, gemma3_text, "
+                             r"gpt2, gpt_neox, llama, mistral, olmo2, olmo3, olmoe, opt, qwen2, "
+                             r"qwen3, qwen3_moe"):
         qm.load(path)
     os.remove(os.path.join(path, "config.json"))
     with open(os.path.join(path, "config.json"), "w") as f:
@@ -194,12 +195,56 @@ def test_unknown_architecture(tmp_path) -> None:
         qm.load(path)
 
 
-@pytest.mark.parametrize("model_type", ["qwen3", "olmo2"])
-def test_qk_norm_architectures_refused(tmp_path, model_type: str) -> None:
-    path = _llama_dir(tmp_path, config_changes={"model_type": model_type})
+@pytest.mark.parametrize(("model_type", "what"), [
+    ("qwen3", "RMSNorm over each head, gains 'layers.0.self_attn.q_norm.weight' and "
+              "'layers.0.self_attn.k_norm.weight'"),
+    ("olmo2", "RMSNorm over all heads at once")])
+def test_qk_norm_architectures_refused_by_default(tmp_path, model_type: str,
+                                                  what: str) -> None:
+    """Policy refuse names the norm and --qk-norm fold before reading any tensor; policy
+    fold then wants the gains where the layout says they are."""
+    path = _llama_dir(tmp_path, bias=False, config_changes={"model_type": model_type})
     with pytest.raises(UnsupportedArchitectureError,
-                       match="q_norm/k_norm.*not a fixed bilinear form"):
+                       match=rf"'{model_type}' normalizes its projected queries and keys "
+                             rf"\({what}.*not a fixed bilinear form.*Use --qk-norm fold"):
         qm.load(path)
+    with pytest.raises(MissingTensorError,
+                       match=r"model.layers.0.self_attn.q_norm.weight' \(layer 0 q_norm\)"):
+        qm.load(path, qk_norm="fold")
+
+
+@pytest.mark.parametrize(("model_type", "match"), [
+    ("qwen3_next", "linear-attention layers"), ("gemma3n", "AltUp"),
+    ("chameleon", "LayerNorm has a bias")])
+def test_unfoldable_qk_norm_architectures_refused(tmp_path, model_type: str,
+                                                  match: str) -> None:
+    path = _llama_dir(tmp_path, config_changes={"model_type": model_type})
+    for policy in ("refuse", "fold"):
+        with pytest.raises(UnsupportedArchitectureError,
+                           match=f"'{model_type}' is not supported: .*{match}"):
+            qm.load(path, qk_norm=policy)
+
+
+def test_qk_norm_gain_of_wrong_shape(tmp_path) -> None:
+    """A per-head gain where OLMo 2 has one over all heads: the shapes are checked."""
+    def add_norms(t: dict) -> None:
+        for i in range(SHAPE["layers"]):
+            for side in "qk":
+                t[f"model.layers.{i}.self_attn.{side}_norm.weight"] = np.ones(
+                    SHAPE["n"], dtype=np.float32)
+
+    path = _llama_dir(tmp_path, bias=False, mutate=add_norms,
+                      config_changes={"model_type": "olmo2"})
+    with pytest.raises(CheckpointError, match=r"q_norm.weight' .* has shape \(4,\), but "
+                                              r"the config .* implies \(16,\)"):
+        qm.load(path, qk_norm="fold")
+
+
+def test_clamped_qkv_refused(tmp_path) -> None:
+    path = _llama_dir(tmp_path, bias=False,
+                      config_changes={"model_type": "olmoe", "clip_qkv": 8.0})
+    with pytest.raises(UnsupportedArchitectureError, match=r"clamps queries.*\+-8.0"):
+        qm.load(path, qk_norm="fold")
 
 
 def test_qk_norm_tensors_refused_even_for_llama(tmp_path) -> None:
@@ -298,3 +343,38 @@ def test_hub_id_resolves_from_local_cache(tmp_path, monkeypatch) -> None:
     assert model.info.name == "some-org/tiny-llama"
     want = tensors["model.layers.1.self_attn.q_proj.weight"].astype(np.float64)
     assert np.array_equal(model.layer(1).W_Q.reshape(want.shape), want)
+
+
+@pytest.mark.parametrize("text_prefix", ["language_model.model.", "model.language_model."])
+def test_gemma3_multimodal_layers_found_by_prefix(tmp_path, text_prefix: str) -> None:
+    """Both key layouts of multimodal Gemma 3 checkpoints (the hub's original one and the
+    one transformers 4.5x saves) hold a vision tower whose layers are named like the
+    decoder's, under a prefix as short: the language model's are read; without them the
+    error says where they were looked for."""
+    rng = np.random.default_rng(5)
+    N, n, n_q, n_kv = 16, 4, 4, 2
+    tensors = {}
+    for i in range(2):
+        base = f"{text_prefix}layers.{i}.self_attn"
+        tensors[f"{base}.q_proj.weight"] = rng.standard_normal((n_q * n, N))
+        tensors[f"{base}.k_proj.weight"] = rng.standard_normal((n_kv * n, N))
+        for side in "qk":
+            tensors[f"{base}.{side}_norm.weight"] = rng.standard_normal(n)
+    vision = "vision_tower.encoder." if text_prefix.startswith("language") else (
+        "model.vision_tower.")
+    tensors[f"{vision}layers.0.self_attn.q_proj.weight"] = rng.standard_normal((6, 6))
+    assert len(vision) <= len(text_prefix)
+    config = {"model_type": "gemma3", "text_config": {
+        "hidden_size": N, "num_attention_heads": n_q, "num_key_value_heads": n_kv,
+        "head_dim": n, "num_hidden_layers": 2, "query_pre_attn_scalar": n}}
+    path = tiny.write_llama_dir(str(tmp_path / "mm"), tensors, config)
+    model = qm.load(path, qk_norm="fold")
+    assert model.tensor_names(1)["q"] == f"{text_prefix}layers.1.self_attn.q_proj.weight"
+    gain = 1.0 + tensors[f"{text_prefix}layers.1.self_attn.q_norm.weight"]  # Gemma's 1 + w
+    want = np.tile(gain, n_q)[:, None] * tensors[f"{text_prefix}layers.1.self_attn.q_proj.weight"]
+    np.testing.assert_array_equal(model.layer(1).W_Q.reshape(n_q * n, N), want)
+    for name in [t for t in tensors if t.startswith(text_prefix)]:
+        del tensors[name]
+    path = tiny.write_llama_dir(str(tmp_path / "vision-only"), tensors, config)
+    with pytest.raises(MissingTensorError, match="under a prefix containing 'language_model'"):
+        qm.load(path, qk_norm="fold")

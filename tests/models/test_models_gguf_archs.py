@@ -11,7 +11,8 @@ token ``i`` and key token ``j`` the model's own pre-softmax score must equal
     ``cap( c * f_i g_j * (x_j, 1)^T L_hat(i - j) (x_i, 1) )``
 
 where ``L_hat(d) = W_hat_K^T Rot(d) W_hat_Q`` is built from the loaded maps (biases
-included) by :func:`qkforms.survey.rope.relative_form` with the loaded RoPE facts, ``c``
+included) by :func:`qkforms.survey.rope.relative_form` with the loaded RoPE facts
+(``tiny.predicted_scores``), ``c``
 is the loaded attention scale (``1/sqrt(n)`` unless the file says otherwise), ``f, g``
 are 1 except for q/k-normalized models read with ``qk_norm="fold"`` (then the inverse
 RMS / standard deviation of the model's own projections, computed here from the
@@ -33,7 +34,6 @@ import tiny
 import qkforms.models as qm
 from qkforms.errors import UnsupportedArchitectureError
 from qkforms.models.layouts.llama import unpermute_llamacpp
-from qkforms.survey.rope import relative_form
 
 pytestmark = [
     pytest.mark.torch,
@@ -85,23 +85,6 @@ def _hf_heads(cfg: object) -> tuple[int, int, int, int]:
     return n_q, n_kv, n, N
 
 
-def _factors(u: np.ndarray, kind: str, scope: str, eps: float) -> np.ndarray:
-    """1 / (RMS or standard deviation) of the model's projections ``u`` (T, H, n)."""
-    axes = (2,) if scope == "head" else (1, 2)
-    if kind == "layer":
-        u = u - u.mean(axis=axes, keepdims=True)
-    ms = (u ** 2).mean(axis=axes)
-    ms = ms if scope == "head" else np.repeat(ms[:, None], u.shape[1], axis=1)
-    return 1.0 / np.sqrt(ms + eps)
-
-
-def _pre_norm(mod: object, x: np.ndarray, side: str, heads: int) -> np.ndarray:
-    """The model's own projection of ``x`` before its q/k norm, as (T, H, n)."""
-    with torch.no_grad():
-        out = getattr(mod, f"{side}_proj")(torch.from_numpy(x)).numpy()
-    return out.reshape(x.shape[0], heads, -1)
-
-
 @pytest.mark.parametrize("case", CASES)
 def test_gguf_scores_reproduce_model(case: str, converted) -> None:
     model, path = converted(case)
@@ -135,22 +118,18 @@ def test_gguf_scores_reproduce_model(case: str, converted) -> None:
             eps = getattr(cfg, "rms_norm_eps", None) if kind == "rms" else (
                 getattr(cfg, "layer_norm_eps", None) or cfg.layer_norm_eps)
             assert info.qk_norm["eps"] == pytest.approx(eps, rel=1e-6)
-            f = _factors(_pre_norm(mod, cap.x, "q", n_q), kind, scope, eps)
-            g = _factors(_pre_norm(mod, cap.x, "k", n_kv), kind, scope, eps)
+            f = tiny.norm_factors(tiny.projection_before_norm(mod, cap.x, "q", n_q), kind,
+                                  scope, eps)
+            g = tiny.norm_factors(tiny.projection_before_norm(mod, cap.x, "k", n_kv), kind,
+                                  scope, eps)
         for hw in lw.heads():
             # the model's keys per key head, or already expanded to the query heads (Falcon)
             k = cap.k[hw.head if cap.k.shape[0] == n_q else hw.kv_head]
             model_scores = cap.scaling * cap.q[hw.head] @ k.T          # [query, key]
             if softcap is not None:
                 model_scores = softcap * np.tanh(model_scores / softcap)
-            WQ = np.hstack([hw.W_Q, (hw.b_Q if hw.b_Q is not None else np.zeros(n))[:, None]])
-            WK = np.hstack([hw.W_K, (hw.b_K if hw.b_K is not None else np.zeros(n))[:, None]])
-            ours = np.empty((T, T))
-            for i in range(T):
-                for j in range(T):
-                    L = (relative_form(WQ, WK, i - j, info) if info.positional == "rope"
-                         else WK.T @ WQ)
-                    ours[i, j] = scale * f[i, hw.head] * g[j, hw.kv_head] * (X[j] @ L @ X[i])
+            ours = tiny.predicted_scores(hw, X, scale, f, g,
+                                         info if info.positional == "rope" else None)
             if softcap is not None:
                 ours = softcap * np.tanh(ours / softcap)
             size = np.abs(model_scores).max()

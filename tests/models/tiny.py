@@ -10,6 +10,10 @@
   them in ``q . k`` (through a registered attention function, or BLOOM's own
   ``_reshape``), with the scale the model applies.
 * :func:`llamacpp_permute` is llama.cpp's ``convert_hf_to_gguf`` q/k row permutation.
+* :func:`projection_before_norm` and :func:`norm_factors` compute, from a model's own
+  modules, the factors ``f, g`` of a q/k-normalized score; :func:`predicted_scores` is
+  the score ``c f_i g_j (x_j, 1)^T L_hat(i - j) (x_i, 1)`` of loaded maps (the GGUF and
+  the Hugging Face q/k-norm faithfulness tests compare it with the model's).
 """
 
 from __future__ import annotations
@@ -196,6 +200,88 @@ GGUF_CONFIGS: dict[str, tuple[str, dict[str, Any], str]] = {
                                             num_key_value_heads=2, logit_scale=0.25,
                                             use_qk_norm=True, **_SMALL), "command-r"),
 }
+
+
+#: Hugging Face models with q/k normalization (tests/models/test_models_qknorm.py): case ->
+#: (config class, kwargs). Biases in qwen3 and olmo2; sliding-window and full-attention
+#: layers with different RoPE (olmo3, gemma3); Gemma 3 with query_pre_attn_scalar != n
+#: and soft-capping, and inside a multimodal checkpoint (a SigLIP tower beside it).
+QK_NORM_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
+    "qwen3": ("Qwen3Config", dict(hidden_size=32, num_attention_heads=4, num_key_value_heads=2,
+                                  head_dim=16, attention_bias=True, rms_norm_eps=1e-5,
+                                  **_SMALL)),
+    "qwen3_moe": ("Qwen3MoeConfig", dict(hidden_size=32, num_attention_heads=4,
+                                         num_key_value_heads=2, head_dim=8, **_MOE, **_SMALL)),
+    "olmo2": ("Olmo2Config", dict(hidden_size=32, num_attention_heads=4, num_key_value_heads=2,
+                                  attention_bias=True, **_SMALL)),
+    "olmo3": ("Olmo3Config", dict(
+        hidden_size=32, num_attention_heads=4, num_key_value_heads=2, sliding_window=16,
+        layer_types=["sliding_attention", "full_attention"],
+        rope_parameters={"full_attention": {"rope_type": "default", "rope_theta": 5e5},
+                         "sliding_attention": {"rope_type": "default", "rope_theta": 1e3}},
+        **_SMALL)),
+    "olmoe": ("OlmoeConfig", dict(hidden_size=32, num_attention_heads=4, num_key_value_heads=2,
+                                  num_experts=4, num_experts_per_tok=2,
+                                  experts_implementation="eager", **_SMALL)),
+    "gemma3_text": ("Gemma3TextConfig", dict(
+        hidden_size=32, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+        query_pre_attn_scalar=12, attn_logit_softcapping=5.0, sliding_window=16,
+        layer_types=["sliding_attention", "full_attention"],
+        rope_parameters={"full_attention": {"rope_type": "linear", "factor": 2.0,
+                                            "rope_theta": 1e6},
+                         "sliding_attention": {"rope_type": "default", "rope_theta": 1e4}},
+        **_SMALL)),
+    "gemma3": ("Gemma3Config", dict(
+        text_config=dict(hidden_size=32, num_attention_heads=4, num_key_value_heads=1,
+                         head_dim=8, query_pre_attn_scalar=8, sliding_window=16,
+                         layer_types=["full_attention", "sliding_attention"], **_SMALL),
+        vision_config=dict(hidden_size=16, intermediate_size=32, num_hidden_layers=2,
+                           num_attention_heads=2, image_size=28, patch_size=14),
+        mm_tokens_per_image=4, image_token_index=63, boi_token_index=61,
+        eoi_token_index=62)),
+}
+
+
+def projection_before_norm(mod: Any, x: np.ndarray, side: str, heads: int) -> np.ndarray:
+    """The attention module's own projection (``q_proj``/``k_proj``) of ``x`` before its
+    q/k norm, as ``(T, heads, n)``."""
+    import torch
+
+    with torch.no_grad():
+        out = getattr(mod, f"{side}_proj")(torch.from_numpy(x)).numpy()
+    return out.reshape(x.shape[0], heads, -1)
+
+
+def norm_factors(u: np.ndarray, kind: str, scope: str, eps: float) -> np.ndarray:
+    """``1 / (RMS or standard deviation)`` of projections ``u`` ``(T, H, n)`` per token and
+    head: over each head's coordinates (``scope="head"``) or over all heads'."""
+    axes = (2,) if scope == "head" else (1, 2)
+    if kind == "layer":
+        u = u - u.mean(axis=axes, keepdims=True)
+    ms = (u ** 2).mean(axis=axes)
+    ms = ms if scope == "head" else np.repeat(ms[:, None], u.shape[1], axis=1)
+    return 1.0 / np.sqrt(ms + eps)
+
+
+def predicted_scores(hw: Any, X: np.ndarray, scale: float, f: np.ndarray, g: np.ndarray,
+                     rope_info: Any = None) -> np.ndarray:
+    """``[query i, key j]``: ``scale f[i, h] g[j, kv] (x_j, 1)^T L_hat(i - j) (x_i, 1)`` of
+    one loaded head (``L_hat(d)`` by :func:`qkforms.survey.rope.relative_form` with
+    ``rope_info``; without RoPE ``W_hat_K^T W_hat_Q``), ``X`` the tokens with a 1
+    appended, tokens at positions ``0 .. T-1``."""
+    from qkforms.survey.rope import relative_form
+
+    n = hw.W_Q.shape[0]
+    WQ = np.hstack([hw.W_Q, (hw.b_Q if hw.b_Q is not None else np.zeros(n))[:, None]])
+    WK = np.hstack([hw.W_K, (hw.b_K if hw.b_K is not None else np.zeros(n))[:, None]])
+    T = X.shape[0]
+    out = np.empty((T, T))
+    for i in range(T):
+        for j in range(T):
+            L = (relative_form(WQ, WK, i - j, rope_info) if rope_info is not None
+                 else WK.T @ WQ)
+            out[i, j] = scale * f[i, hw.head] * g[j, hw.kv_head] * (X[j] @ L @ X[i])
+    return out
 
 
 def tiny_hf_model(arch: str, *, seed: int = 0, attn: str = "eager",

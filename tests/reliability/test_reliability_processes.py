@@ -229,3 +229,44 @@ def test_a_failing_worker_stops_the_others_in_process(long_checkpoint: Path, tmp
     assert tagged_processes(os.environ["QKFORMS_TEST_TAG"]) == []  # no worker survives
     assert temporaries(out) == [] and not (out / LOCK_NAME).exists()
     assert len(parts(out)) < LAYERS
+
+
+@linux
+def test_dask_workers_die_with_a_killed_parent_and_resume_is_exact(tmp_path: Path) -> None:
+    """``kill -9`` of a survey running on a LocalCluster leaves no dask process behind."""
+    pytest.importorskip("distributed")
+    from qkforms.survey.executors import HOLD_ENV
+    from qkforms.survey.synthetic import write_series
+
+    run = write_series(tmp_path / "run", range(0, 60, 10), n_layers=2)
+    ref = tmp_path / "ref"
+    res = run_cli(["survey", str(run), "--out", str(ref), "--no-stats", "--no-progress"])
+    assert res.returncode == 0, res.stderr
+    out = tmp_path / "out"
+    held = tmp_path / "held"
+    held.mkdir()
+    proc = start_cli(["survey", str(run), "--out", str(out), "--executor", "dask",
+                      "--workers", "2", "--no-stats", "--no-progress"],
+                     **{HOLD_ENV: str(held), f"{HOLD_ENV}_S": "2"})
+    try:
+        wait_until(lambda: list(held.glob("*.started")), 240, "a dask task to start")
+        tag = os.environ["QKFORMS_TEST_TAG"]
+        cluster = [p for p in tagged_processes(tag) if p != proc.pid]
+        assert cluster, "the LocalCluster's processes carry the test tag"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=60)
+        proc.stdout.close()
+        proc.stderr.close()
+    assert proc.returncode == -signal.SIGKILL
+    wait_until(lambda: not any(outdir.process_alive(p) for p in cluster), 120,
+               "the LocalCluster of the killed parent to exit")
+    assert not (out / "heads.parquet").exists()
+    res = run_cli(["survey", str(run), "--out", str(out), "--resume", "--no-stats",
+                   "--no-progress"])
+    assert res.returncode == 0, res.stderr
+    assert same_heads(out, ref)
+    assert temporaries(out) == [] and not (out / LOCK_NAME).exists()

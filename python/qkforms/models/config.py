@@ -6,10 +6,14 @@ key/value heads), the dimensions ``N`` (residual stream) and ``n`` (head), the
 positional scheme and whether the projections carry biases.
 
 Architectures whose queries or keys are normalized after the projection (``q_norm`` /
-``k_norm``: Qwen3, OLMo2, Gemma 3, ...) are refused here: their score
-``<norm(W_Q x), norm(W_K y)>`` is not a fixed bilinear form in ``(x, y)``
-(``docs/theory.md`` §12.1); GGUF files of them are read with the q/k-norm policy ``fold``
-(:mod:`qkforms.models.scoremap`).
+``k_norm``: Qwen3, OLMo 2, Gemma 3, ...) get a :class:`QKNorm` on their spec from their
+layout: their score ``<norm(W_Q x), norm(W_K y)>`` is not a fixed bilinear form in
+``(x, y)`` (``docs/theory.md`` §12.1), and the loader refuses them unless the q/k-norm
+policy is ``fold`` (:mod:`qkforms.models.scoremap`). Model types whose q/k
+normalization qkforms cannot fold are refused here with the reason
+(:data:`REFUSED_MODEL_TYPES`), and so are
+checkpoints whose config or tensors show a q/k normalization their layout does not
+describe (:func:`refuse_qk_norm`).
 
 Examples
 --------
@@ -33,27 +37,29 @@ from qkforms.errors import CheckpointError, UnsupportedArchitectureError
 __all__ = [
     "ArchSpec",
     "QKNorm",
-    "QK_NORM_MODEL_TYPES",
+    "REFUSED_MODEL_TYPES",
     "config_float",
     "config_int",
     "read_config",
+    "refuse_clamped_qkv",
     "refuse_qk_norm",
     "rope_settings",
     "spec_from_config",
 ]
 
-#: model types known to normalize queries/keys after the projection
-QK_NORM_MODEL_TYPES: dict[str, str] = {
-    "qwen3": "Qwen3 applies RMSNorm to each query and key head (q_norm/k_norm)",
-    "qwen3_moe": "Qwen3-MoE applies RMSNorm to each query and key head (q_norm/k_norm)",
-    "qwen3_next": "Qwen3-Next applies RMSNorm to queries and keys (q_norm/k_norm)",
-    "olmo2": "OLMo2 applies RMSNorm to the projected queries and keys (q_norm/k_norm)",
-    "olmo3": "OLMo3 applies RMSNorm to the projected queries and keys (q_norm/k_norm)",
-    "olmoe": "OLMoE applies RMSNorm to the projected queries and keys (q_norm/k_norm)",
-    "gemma3": "Gemma 3 applies RMSNorm to queries and keys (q_norm/k_norm)",
-    "gemma3_text": "Gemma 3 applies RMSNorm to queries and keys (q_norm/k_norm)",
-    "gemma3n": "Gemma 3n applies RMSNorm to queries and keys (q_norm/k_norm)",
-    "chameleon": "Chameleon applies LayerNorm to queries and keys (q_norm/k_norm)",
+#: why Gemma 3n is refused (Hugging Face checkpoints and GGUF files alike)
+GEMMA3N_REASON = ("Gemma 3n mixes per-layer inputs into the residual stream (AltUp) before "
+                  "the attention; qkforms does not map it")
+
+#: Hugging Face model types with q/k normalization that qkforms refuses, with the reason
+#: (the ones it folds have a layout: :func:`qkforms.models.layouts.supported_model_types`)
+REFUSED_MODEL_TYPES: dict[str, str] = {
+    "qwen3_next": ("Qwen3-Next alternates linear-attention layers (Gated DeltaNet), which have "
+                   "no softmax score, with gated attention layers; qkforms surveys models "
+                   "whose every layer is dot-product attention"),
+    "gemma3n": GEMMA3N_REASON,
+    "chameleon": ("Chameleon's q/k LayerNorm has a bias (q_norm.bias, k_norm.bias), so the "
+                  "normalized score is not f(x) g(y) x^T L' y and folding cannot apply"),
 }
 
 #: config flags that switch on query/key normalization in otherwise plain layouts
@@ -80,15 +86,16 @@ class QKNorm:
     Attributes
     ----------
     kind
-        ``"rms"`` (RMSNorm: Qwen3, Gemma 3, OLMo2) or ``"layer"`` (LayerNorm without
+        ``"rms"`` (RMSNorm: Qwen3, Gemma 3, OLMo 2) or ``"layer"`` (LayerNorm without
         bias: StableLM, Command-R).
     scope
-        ``"head"`` or ``"all"``.
+        ``"head"`` (Qwen3, Gemma 3) or ``"all"`` (OLMo 2/3, OLMoE).
     eps
         The epsilon under the square root.
     gain_offset
-        The effective gain is the stored weight plus this (0 for GGUF files, whose
-        converter already stores Gemma's ``1 + w``).
+        The effective gain is the stored weight plus this: 1 for Hugging Face Gemma 3
+        checkpoints (``Gemma3RMSNorm`` multiplies by ``1 + w``), 0 otherwise (GGUF files
+        of Gemma 3 too: llama.cpp's converter stores ``1 + w``).
 
     Examples
     --------
@@ -117,8 +124,8 @@ class ArchSpec:
     Attributes
     ----------
     architecture
-        The model type (``"gpt2"``, ``"opt"``, ``"bloom"``, ``"gpt_neox"``, ``"llama"``,
-        ``"mistral"``, ``"qwen2"``, ``"bert"``).
+        The model type of a Hugging Face config (``"gpt2"``, ``"llama"``, ``"qwen3"``,
+        ``"gemma3"``, ...) or the GGUF architecture.
     layout
         Name of the layout module that cuts the tensors (``qkforms.models.layouts.*``).
     n_layers, N, n, n_q, n_kv
@@ -281,6 +288,10 @@ def rope_settings(cfg: Mapping[str, Any], *, base_keys: tuple[str, ...] = ("rope
     Newer ``transformers`` write ``rope_parameters = {"rope_theta", "rope_type",
     "partial_rotary_factor", ...}``; older configs use top-level ``rope_theta`` /
     ``rotary_emb_base``, ``rotary_pct`` / ``partial_rotary_factor`` and ``rope_scaling``.
+    Models with sliding-window layers of their own RoPE (Gemma 3, OLMo 3) write
+    ``rope_parameters`` per layer type: the ``full_attention`` entry gives the base and
+    scaling, and a different base of the ``sliding_attention`` layers is recorded in the
+    scaling as ``rope_base_sliding_window`` (as GGUF files record it).
 
     Examples
     --------
@@ -290,13 +301,23 @@ def rope_settings(cfg: Mapping[str, Any], *, base_keys: tuple[str, ...] = ("rope
     >>> rope_settings({"rotary_emb_base": 10000, "rotary_pct": 0.25},
     ...               base_keys=("rotary_emb_base",), fraction_keys=("rotary_pct",))
     (10000.0, 0.25, None)
+    >>> rope_settings({"rope_parameters": {
+    ...     "full_attention": {"rope_type": "default", "rope_theta": 1e6},
+    ...     "sliding_attention": {"rope_type": "default", "rope_theta": 1e4}}})
+    (1000000.0, 1.0, {'rope_base_sliding_window': 10000.0})
     """
     params = cfg.get("rope_parameters")
-    if isinstance(params, Mapping) and params and not all(
-            isinstance(v, Mapping) for v in params.values()):
-        merged: dict[str, Any] = dict(params)
-    else:
-        merged = {}
+    sliding_base = None
+    merged: dict[str, Any] = {}
+    if isinstance(params, Mapping) and params:
+        if all(isinstance(v, Mapping) for v in params.values()):  # per layer type
+            merged = dict(params.get("full_attention") or {})
+            sliding = params.get("sliding_attention")
+            if isinstance(sliding, Mapping) and sliding.get("rope_theta") is not None:
+                sliding_base = config_float(sliding["rope_theta"], "config field "
+                                            "rope_parameters.sliding_attention.rope_theta")
+        else:
+            merged = dict(params)
     base = merged.get("rope_theta")
     if base is None:
         for key in base_keys + ("rope_theta",):
@@ -315,16 +336,46 @@ def rope_settings(cfg: Mapping[str, Any], *, base_keys: tuple[str, ...] = ("rope
         scaling = {}
     if not scaling and isinstance(cfg.get("rope_scaling"), Mapping):
         scaling = dict(cfg["rope_scaling"])
-    return (config_float(base, "config field rope_theta (RoPE base)")
-            if base is not None else float(default_base),
+    main_base = (config_float(base, "config field rope_theta (RoPE base)")
+                 if base is not None else float(default_base))
+    if sliding_base is not None and sliding_base != main_base:
+        scaling["rope_base_sliding_window"] = sliding_base
+    return (main_base,
             config_float(fraction, "config field partial_rotary_factor (rotary fraction)",
                          high=1.0) if fraction is not None else 1.0,
             scaling or None)
 
 
+def refuse_clamped_qkv(subject: str, limit: Any) -> None:
+    """Raise for a model that clamps its projected queries, keys and values.
+
+    Raises
+    ------
+    UnsupportedArchitectureError
+        Always (``subject`` names the model or file).
+
+    Examples
+    --------
+    >>> try:
+    ...     refuse_clamped_qkv("'olmoe'", 8.0)
+    ... except UnsupportedArchitectureError as exc:
+    ...     print(str(exc)[:42])
+    'olmoe': the model clamps queries, keys an
+    """
+    raise UnsupportedArchitectureError(
+        f"{subject}: the model clamps queries, keys and values elementwise to +-{limit} "
+        "(clip_qkv), so its score is a bilinear form only for tokens whose projections "
+        "stay inside the clamp; not supported")
+
+
 def refuse_qk_norm(cfg: Mapping[str, Any], tensor_names: list[str] | None = None, *,
                    hint: str | None = None) -> None:
-    """Raise if queries or keys are normalized after the projection.
+    """Raise if the config or tensors show a q/k normalization the layout does not fold.
+
+    Called for model types whose layout describes no q/k normalization (and for unknown
+    model types, before they are refused as unknown): a q/k-norm flag in the config or a
+    q/k-norm tensor in the checkpoint means the loader would hand out maps whose form is
+    not the model's.
 
     Parameters
     ----------
@@ -345,18 +396,17 @@ def refuse_qk_norm(cfg: Mapping[str, Any], tensor_names: list[str] | None = None
     Examples
     --------
     >>> try:
-    ...     refuse_qk_norm({"model_type": "qwen3"})
+    ...     refuse_qk_norm({"model_type": "llama", "use_qk_norm": True})
     ... except UnsupportedArchitectureError as exc:
     ...     print("not a fixed bilinear form" in str(exc))
     True
     """
     model_type = str(cfg.get("model_type", "?"))
-    why = QK_NORM_MODEL_TYPES.get(model_type)
-    if why is None:
-        for flag in QK_NORM_FLAGS:
-            if cfg.get(flag):
-                why = f"its config sets {flag}=true"
-                break
+    why = None
+    for flag in QK_NORM_FLAGS:
+        if cfg.get(flag):
+            why = f"its config sets {flag}=true"
+            break
     if why is None and tensor_names:
         markers = ("q_norm", "k_norm", "q_layernorm", "k_layernorm", "attn_q_norm",
                    "attn_k_norm", "query_layernorm", "key_layernorm")
@@ -369,7 +419,8 @@ def refuse_qk_norm(cfg: Mapping[str, Any], tensor_names: list[str] | None = None
             f"{model_type!r} is not supported: {why}. The attention score "
             "<norm(W_Q x), norm(W_K y)> is then not a fixed bilinear form in (x, y) -- it "
             "depends on the norms of the projected tokens -- so the head has no single "
-            "L = W_K^T W_Q (docs/survey.md, 'q/k-normalized and soft-capped heads'). "
+            "L = W_K^T W_Q (docs/survey.md, 'q/k-normalized and soft-capped heads'), and "
+            f"qkforms does not know where {model_type!r} checkpoints keep the gains to fold. "
             + (hint or "GGUF files of such models can be surveyed with --qk-norm fold "
                "(load(..., qk_norm='fold'))."))
 
@@ -377,10 +428,16 @@ def refuse_qk_norm(cfg: Mapping[str, Any], tensor_names: list[str] | None = None
 def spec_from_config(cfg: Mapping[str, Any]) -> ArchSpec:
     """Build the :class:`ArchSpec` of a Hugging Face config.
 
+    Models that normalize their projected queries and keys (Qwen3, OLMo 2, Gemma 3, ...)
+    get their :class:`QKNorm` from their layout; whether they are surveyed is the
+    loader's q/k-norm policy (:func:`qkforms.models.load`).
+
     Raises
     ------
     UnsupportedArchitectureError
-        For q/k-normalizing models, and for unknown model types (naming the supported).
+        For the model types of :data:`REFUSED_MODEL_TYPES` (with the reason), q/k norms
+        the layout does not describe (:func:`refuse_qk_norm`), and unknown model types
+        (naming the supported).
 
     Examples
     --------
@@ -389,13 +446,28 @@ def spec_from_config(cfg: Mapping[str, Any]) -> ArchSpec:
     ...     "num_hidden_layers": 40, "rope_theta": 1e8})
     >>> spec.n_q, spec.n_kv, spec.n, spec.kv_group, spec.rope_base
     (32, 8, 128, 4, 100000000.0)
+    >>> spec_from_config({"model_type": "qwen3", "hidden_size": 64, "head_dim": 16,
+    ...     "num_attention_heads": 4, "num_key_value_heads": 2,
+    ...     "num_hidden_layers": 2}).qk_norm
+    QKNorm(kind='rms', scope='head', eps=1e-06, gain_offset=0.0)
     """
     from qkforms.models.layouts import layout_for_model_type
 
-    refuse_qk_norm(cfg)
     model_type = cfg.get("model_type")
     if not isinstance(model_type, str):
+        refuse_qk_norm(cfg)
         archs = cfg.get("architectures")
         raise UnsupportedArchitectureError(
             f"config has no 'model_type' (architectures: {archs!r}); cannot choose a layout")
-    return layout_for_model_type(model_type).spec(cfg)
+    if model_type in REFUSED_MODEL_TYPES:
+        raise UnsupportedArchitectureError(
+            f"{model_type!r} is not supported: {REFUSED_MODEL_TYPES[model_type]}")
+    try:
+        layout = layout_for_model_type(model_type)
+    except UnsupportedArchitectureError:
+        refuse_qk_norm(cfg)
+        raise
+    spec = layout.spec(cfg)
+    if spec.qk_norm is None:
+        refuse_qk_norm(cfg)
+    return spec

@@ -43,7 +43,13 @@ from qkforms.errors import (
     UnsupportedArchitectureError,
     format_value,
 )
-from qkforms.models.config import ArchSpec, QKNorm, config_float
+from qkforms.models.config import (
+    GEMMA3N_REASON,
+    ArchSpec,
+    QKNorm,
+    config_float,
+    refuse_clamped_qkv,
+)
 
 __all__ = [
     "GGUFArchitecture",
@@ -147,8 +153,7 @@ REFUSED_GGUF_ARCHITECTURES: dict[str, str] = {
                 "encoding; qkforms records one positional scheme per model"),
     "llama4": ("Llama 4 interleaves RoPE layers with position-free layers that "
                "L2-normalize queries and keys, and chunks its attention"),
-    "gemma3n": ("Gemma 3n mixes per-layer inputs into the residual stream (AltUp) before "
-                "the attention; qkforms does not map it"),
+    "gemma3n": GEMMA3N_REASON,
 }
 
 
@@ -363,6 +368,8 @@ def gguf_architecture(meta: Mapping[str, Any]) -> GGUFArchitecture:
     ...     print("latent attention" in str(exc))
     True
     """
+    from qkforms.models.layouts import supported_model_types
+
     arch = meta.get("general.architecture")
     if arch in REFUSED_GGUF_ARCHITECTURES:
         raise UnsupportedArchitectureError(
@@ -372,7 +379,7 @@ def gguf_architecture(meta: Mapping[str, Any]) -> GGUFArchitecture:
         raise UnsupportedArchitectureError(
             f"unknown GGUF architecture {arch!r}: qkforms reads GGUF files of architecture "
             f"{', '.join(SUPPORTED_GGUF_ARCHITECTURES)} (and Hugging Face safetensors "
-            "checkpoints of gpt2, opt, bloom, gpt_neox, llama, mistral, qwen2, bert)")
+            f"checkpoints of {', '.join(supported_model_types())})")
     return GGUF_ARCHITECTURES[arch]
 
 
@@ -458,11 +465,7 @@ def spec_from_gguf(meta: Mapping[str, Any], tensor_names: list[str],
     entry = gguf_architecture(meta)
     arch = entry.name
     if meta.get(f"{arch}.attention.clamp_kqv") is not None:
-        raise UnsupportedArchitectureError(
-            f"GGUF {arch!r}: the model clamps queries, keys and values elementwise to "
-            f"+-{meta[f'{arch}.attention.clamp_kqv']} (clip_qkv), so its score is a "
-            "bilinear form only for tokens whose projections stay inside the clamp; "
-            "not supported")
+        refuse_clamped_qkv(f"GGUF {arch!r}", meta[f"{arch}.attention.clamp_kqv"])
     N = _meta_int(meta, f"{arch}.embedding_length")
     n_q = _meta_int(meta, f"{arch}.attention.head_count")
     n_kv = _meta_int(meta, f"{arch}.attention.head_count_kv", n_q)

@@ -67,10 +67,10 @@ def load(source: str | os.PathLike[str], *, name: str | None = None,
         Allow fetching a hub id over the network.
     qk_norm
         Policy for models that normalize their projected queries/keys (Qwen3, Gemma 3,
-        OLMo2, ...): ``"refuse"`` (default) raises
-        :class:`~qkforms.errors.UnsupportedArchitectureError`; ``"fold"`` (GGUF files)
-        hands out the maps of ``L' = (C W_K)^T diag(gamma_q gamma_k) (C W_Q)``, which
-        fixes the sign of every score (:mod:`qkforms.models.scoremap`).
+        OLMo 2, ...; Hugging Face checkpoints and GGUF files alike): ``"refuse"``
+        (default) raises :class:`~qkforms.errors.UnsupportedArchitectureError`;
+        ``"fold"`` hands out the maps of ``L' = (C W_K)^T diag(gamma_q gamma_k) (C W_Q)``,
+        which fixes the sign of every score (:mod:`qkforms.models.scoremap`).
 
     Returns
     -------
@@ -173,6 +173,7 @@ def _load_directory(directory: str, *, name: str | None, allow_pickle: bool,
                     weights: list[str] | None = None, qk_norm: str = "refuse") -> Model:
     from qkforms.models.config import read_config, refuse_qk_norm, spec_from_config
     from qkforms.models.layouts import layout_for_model_type
+    from qkforms.models.scoremap import qk_norm_refusal
 
     cfg_path = os.path.join(directory, "config.json")
     entries = sorted(os.listdir(directory))
@@ -184,10 +185,12 @@ def _load_directory(directory: str, *, name: str | None, allow_pickle: bool,
         raise CheckpointError(f"{directory}: no config.json (a Hugging Face model directory "
                               "needs config.json next to its weights)")
     cfg = read_config(cfg_path)
-    if qk_norm == "fold":
-        refuse_qk_norm(cfg, hint=_HF_FOLD_HINT)
     spec = spec_from_config(cfg)
     layout = layout_for_model_type(spec.architecture)
+    if spec.qk_norm is not None and qk_norm == "refuse":
+        gains = tuple(r.name for r in layout.requests(spec, 0)
+                      if r.role in ("q_norm", "k_norm"))
+        raise qk_norm_refusal(f"{directory}: {spec.architecture!r}", spec.qk_norm, gains)
     meta_files = [cfg_path]
     store: TensorStore
     fmt = "safetensors"
@@ -238,26 +241,22 @@ def _load_directory(directory: str, *, name: str | None, allow_pickle: bool,
         paths = pickles
         fmt = "pickle"
     try:
-        refuse_qk_norm(cfg, store.names, hint=_HF_FOLD_HINT if qk_norm == "fold" else None)
+        if spec.qk_norm is None:
+            refuse_qk_norm(cfg, store.names)
         display = name or str(cfg.get("_name_or_path") or "") or os.path.basename(
             os.path.abspath(directory))
-        return _assemble(display, spec, layout, store, [*meta_files, *paths], fmt, checksum)
+        return _assemble(display, spec, layout, store, [*meta_files, *paths], fmt, checksum,
+                         qk_norm_policy="fold" if spec.qk_norm is not None else None)
     except BaseException:
         store.close()
         raise
 
 
-#: why ``qk_norm="fold"`` does not help a Hugging Face checkpoint (yet)
-_HF_FOLD_HINT = ("--qk-norm fold is implemented for GGUF files (qwen3, qwen3moe, gemma3, "
-                 "olmo2, stablelm, command-r); convert the model with llama.cpp's "
-                 "convert_hf_to_gguf.py to survey it")
-
-
 def _load_gguf(path: str, *, name: str | None, checksum: bool,
                qk_norm: str = "refuse") -> Model:
-    from qkforms.errors import UnsupportedArchitectureError
     from qkforms.models.ggufio import GGUFStore, gguf_architecture, spec_from_gguf
     from qkforms.models.layouts.gguf import GGUFLayout
+    from qkforms.models.scoremap import qk_norm_refusal
 
     store = GGUFStore(path)
     try:
@@ -266,14 +265,8 @@ def _load_gguf(path: str, *, name: str | None, checksum: bool,
         spec = spec_from_gguf(store.metadata, store.names, shapes)
         arch = gguf_architecture(store.metadata)
         if spec.qk_norm is not None and qk_norm == "refuse":
-            raise UnsupportedArchitectureError(
-                f"{os.path.basename(path)}: GGUF {arch.name!r} normalizes its projected "
-                f"queries and keys ({spec.qk_norm.kind.upper()} norm over each "
-                f"{'head' if spec.qk_norm.scope == 'head' else 'layer (all heads)'}), so "
-                "the score <norm(W_Q x), norm(W_K y)> is not a fixed bilinear form in (x, y) "
-                "(docs/survey.md, 'q/k-normalized and soft-capped heads'). Use --qk-norm "
-                "fold (load(..., qk_norm='fold')) to survey L' = (C W_K)^T diag(gamma_q "
-                "gamma_k) (C W_Q), which fixes the sign of every score.")
+            raise qk_norm_refusal(f"{os.path.basename(path)}: GGUF {arch.name!r}",
+                                  spec.qk_norm)
         value_rows = None
         if arch.fused:
             n_v = int(store.metadata.get(f"{arch.name}.attention.value_length", spec.n))
@@ -292,17 +285,19 @@ def _load_gguf(path: str, *, name: str | None, checksum: bool,
         raise
 
 
-def _find_prefix(store: TensorStore, anchor: str, files: list[str]) -> str:
-    """The prefix (``""``, ``"model."``, ``"transformer."``, ...) of the layer tensors."""
-    if anchor in store:
+def _find_prefix(store: TensorStore, anchor: str, files: list[str], marker: str = "") -> str:
+    """The prefix (``""``, ``"model."``, ``"transformer."``, ...) of the layer tensors:
+    the shortest one containing ``marker`` (``Layout.prefix_marker``)."""
+    if anchor in store and not marker:
         return ""
     hits = [t[: -len(anchor)] for t in store.names
-            if t.endswith("." + anchor)]
+            if t.endswith("." + anchor) and marker in t[: -len(anchor)]]
     if not hits:
         where = ", ".join(os.path.basename(f) for f in files)
-        raise MissingTensorError(f"tensor {anchor!r} (with any prefix) is missing from "
-                                 f"{where}: the checkpoint does not hold the query map of "
-                                 "layer 0 where this architecture keeps it")
+        within = f" under a prefix containing {marker!r}" if marker else ""
+        raise MissingTensorError(f"tensor {anchor!r} (with any prefix{within}) is missing "
+                                 f"from {where}: the checkpoint does not hold the query map "
+                                 "of layer 0 where this architecture keeps it")
     return min(hits, key=len)
 
 
@@ -311,7 +306,8 @@ def _assemble(display: str, spec: ArchSpec, layout: Layout, store: TensorStore,
               qk_norm_policy: str | None = None) -> Model:
     """Check every layer's q/k tensors against the config; build the Model."""
     weight_files = files[-1:] if fmt == "gguf" else files
-    prefix = _find_prefix(store, layout.requests(spec, 0)[0].name, weight_files)
+    prefix = _find_prefix(store, layout.requests(spec, 0)[0].name, weight_files,
+                          layout.prefix_marker(spec))
     plan: list[dict[str, str]] = []
     dtypes: set[str] = set()
     for layer in range(spec.n_layers):

@@ -135,7 +135,8 @@ class Model:
                             None if qk.b_K is None else _frozen(qk.b_K), kv_index)
 
     def norm_weight(self, layer: int) -> np.ndarray:
-        """The gain ``gamma`` (shape ``(N,)``) of the norm feeding ``layer``'s attention.
+        """The gain ``gamma`` (shape ``(N,)``) of the norm feeding ``layer``'s attention
+        (the stored weight plus the layout's ``norm_gain_offset``: Gemma's ``1 + w``).
 
         Folding it into the q/k maps (``W <- W diag(gamma)``) is a congruence of the
         form: the signature is kept, the profile changes.
@@ -152,7 +153,8 @@ class Model:
         if want is None:
             raise UnsupportedArchitectureError(
                 f"the norm before the attention of {info.architecture!r} models is not "
-                f"known (supported: {', '.join(norm_supported_model_types())}, and GGUF files)"
+                "known, or there is none (post-norm models) (supported: "
+                f"{', '.join(norm_supported_model_types())}, and GGUF files)"
             )
         hits = [t for t in self._store.names if t == want or t.endswith("." + want)]
         if len(hits) != 1:
@@ -166,7 +168,7 @@ class Model:
                 f"{info.name}: norm tensor {hits[0]!r} has shape {gamma.shape}, "
                 f"expected ({info.N},)"
             )
-        return gamma
+        return gamma + self._layout.norm_gain_offset(info.spec)
 
     def layers(self, layers: Iterable[int] | None = None) -> Iterator[LayerWeights]:
         """Yield :class:`LayerWeights` one layer at a time (all layers by default)."""

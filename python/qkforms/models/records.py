@@ -60,8 +60,9 @@ class ModelInfo:
         hub id, or the directory/file name).
     spec
         The :class:`~qkforms.models.config.ArchSpec` of the checkpoint; its fields are
-        readable directly on the info: ``architecture`` (``gpt2``, ``opt``, ``bloom``,
-        ``gpt_neox``, ``llama``, ``mistral``, ``qwen2``, ``bert``), ``n_layers``, ``N``,
+        readable directly on the info: ``architecture`` (the model type of a Hugging
+        Face config, :func:`qkforms.models.layouts.supported_model_types`, or the GGUF
+        architecture), ``n_layers``, ``N``,
         ``n``, ``n_q``, ``n_kv``, ``positional`` (``"absolute"``, ``"alibi"`` or
         ``"rope"``), ``rope_base``, ``rotary_fraction``, ``rope_scaling`` (``None``
         unless ``positional == "rope"``; scaling ``None`` when not scaled),

@@ -5,8 +5,9 @@ Most heads score a query token ``x`` against a key token ``y`` by ``s = c x^T L 
 families of models put a map around that form; the survey treats them by explicit
 policies (``docs/survey.md``, "q/k-normalized and soft-capped heads").
 
-**q/k normalization** (Qwen3, Gemma 3, OLMo2, StableLM 2, Command-R+): queries and keys
-are normalized after the projection (:class:`~qkforms.models.config.QKNorm`). With
+**q/k normalization** (Qwen3, Gemma 3, OLMo 2/3, OLMoE, StableLM 2, Command-R+): queries
+and keys are normalized after the projection (:class:`~qkforms.models.config.QKNorm`;
+the layouts name the gain tensors, :func:`qkforms.models.layouts.qk_norm_requests`). With
 ``u = C W x`` (``C`` the identity for RMSNorm, the centering for LayerNorm) the
 normalized query is ``gamma_q * u / r(x)``, ``r(x) = sqrt(mean(u^2) + eps) > 0``, so
 
@@ -39,7 +40,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from qkforms.errors import CheckpointError, QKFormsError
+from qkforms.errors import CheckpointError, QKFormsError, UnsupportedArchitectureError
 from qkforms.models.config import QKNorm
 
 if TYPE_CHECKING:
@@ -52,6 +53,7 @@ __all__ = [
     "fold_qk_norm",
     "gain_rows",
     "qk_norm_factors",
+    "qk_norm_refusal",
     "score_notes",
 ]
 
@@ -100,6 +102,38 @@ def check_qk_norm_policy(policy: str) -> str:
         raise QKFormsError(f"unknown q/k-norm policy {policy!r}: use one of "
                            f"{', '.join(QK_NORM_POLICIES)}")
     return policy
+
+
+def qk_norm_refusal(subject: str, norm: QKNorm, gains: tuple[str, ...] = ()
+                    ) -> UnsupportedArchitectureError:
+    """The error of policy ``refuse`` for a model that normalizes its queries and keys.
+
+    Parameters
+    ----------
+    subject
+        Who is refused (file and architecture), at the start of the message.
+    norm
+        The model's :class:`~qkforms.models.config.QKNorm`.
+    gains
+        The tensors holding the gains, when known (named in the message).
+
+    Examples
+    --------
+    >>> err = qk_norm_refusal("m: 'qwen3'", QKNorm("rms", "head", 1e-6))
+    >>> str(err)[:62]
+    "m: 'qwen3' normalizes its projected queries and keys (RMSNorm "
+    >>> "--qk-norm fold" in str(err)
+    True
+    """
+    over = "over each head" if norm.scope == "head" else "over all heads at once"
+    kind = "RMSNorm" if norm.kind == "rms" else "LayerNorm"
+    where = f", gains {' and '.join(repr(g) for g in gains)}" if gains else ""
+    return UnsupportedArchitectureError(
+        f"{subject} normalizes its projected queries and keys ({kind} {over}{where}), so "
+        "the score <norm(W_Q x), norm(W_K y)> is not a fixed bilinear form in (x, y) "
+        "(docs/survey.md, 'q/k-normalized and soft-capped heads'). Use --qk-norm fold "
+        "(load(..., qk_norm='fold')) to survey L' = (C W_K)^T diag(gamma_q gamma_k) "
+        "(C W_Q), which fixes the sign of every score.")
 
 
 def gain_rows(gamma: np.ndarray, heads: int, n: int, what: str) -> np.ndarray:

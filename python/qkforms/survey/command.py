@@ -89,7 +89,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="models that normalize their projected queries/keys (Qwen3, Gemma 3, OLMo2, "
         "...): refuse them (default), or fold the norm gains and survey "
         "L' = (C W_K)^T diag(gamma_q gamma_k) (C W_Q), which fixes the sign of every score "
-        "(GGUF files; docs/survey.md)",
+        "(Hugging Face checkpoints and GGUF files; docs/survey.md)",
     )
     parser.add_argument(
         "--workers",

@@ -12,12 +12,21 @@ module         stored form                                                 model
 ``opt``        separate ``q_proj``/``k_proj`` ``[n_q n, N]``                opt
 ``bloom``      fused head-interleaved ``query_key_value`` ``[3 H n, N]``   bloom
 ``neox``       same interleaving as BLOOM, partial rotary                  gpt_neox
-``llama``      separate q/k, grouped-query attention, explicit head_dim   llama, mistral, qwen2
+``llama``      separate q/k, grouped-query attention, explicit head_dim;  llama, mistral, qwen2,
+               q/k RMSNorm gains ``self_attn.q_norm``/``k_norm``           qwen3, qwen3_moe, olmoe
+``olmo2``      as ``llama``, no norm before the attention (post-norm)     olmo2, olmo3
+``gemma3``     as ``llama``, text part of multimodal checkpoints, gains   gemma3_text, gemma3
+               ``1 + w``, ``query_pre_attn_scalar``
 ``bert``       ``attention.self.query``/``key`` with biases (encoder)      bert
 ``gguf``       llama.cpp GGUF tensors (``blk.{i}.attn_q``/``attn_k`` or    GGUF files
                fused ``attn_qkv``), every architecture of
                :data:`qkforms.models.ggufio.GGUF_ARCHITECTURES`
 =============  ==========================================================  ==========
+
+Layouts of models that normalize their projected queries and keys put the
+:class:`~qkforms.models.config.QKNorm` on the spec and request the gains as roles
+``q_norm``/``k_norm`` (:func:`qk_norm_requests`); :func:`fold_qk_arrays` folds them
+(:func:`qkforms.models.scoremap.fold_qk_norm`), whatever the format.
 
 Examples
 --------
@@ -38,15 +47,18 @@ from typing import Any
 
 import numpy as np
 
-from qkforms.errors import UnsupportedArchitectureError
+from qkforms.errors import CheckpointError, UnsupportedArchitectureError
 from qkforms.models.config import ArchSpec
+from qkforms.models.scoremap import fold_qk_norm
 
 __all__ = [
     "Layout",
     "QKArrays",
     "TensorRequest",
+    "fold_qk_arrays",
     "layout_for_model_type",
     "norm_supported_model_types",
+    "qk_norm_requests",
     "supported_model_types",
 ]
 
@@ -59,6 +71,13 @@ MODEL_TYPES: dict[str, str] = {
     "llama": "llama",
     "mistral": "llama",
     "qwen2": "llama",
+    "qwen3": "llama",
+    "qwen3_moe": "llama",
+    "olmoe": "llama",
+    "olmo2": "olmo2",
+    "olmo3": "olmo2",
+    "gemma3_text": "gemma3",
+    "gemma3": "gemma3",
     "bert": "bert",
 }
 
@@ -71,7 +90,7 @@ class TensorRequest:
     ----------
     role
         What it holds: ``"q"``, ``"k"``, ``"qkv"``, ``"q_bias"``, ``"k_bias"``,
-        ``"qkv_bias"``.
+        ``"qkv_bias"``, ``"q_norm"``, ``"k_norm"`` (q/k normalization gains).
     name
         Tensor name relative to the checkpoint's prefix (e.g. ``h.3.attn.c_attn.weight``).
     shape
@@ -138,14 +157,99 @@ class Layout(ABC):
         (e.g. OPT, whose pre/post-norm order depends on the checkpoint)."""
         return None
 
+    def norm_gain_offset(self, spec: ArchSpec) -> float:
+        """What the model adds to the stored weight of :meth:`norm_tensor` to get its
+        gain (1 for Gemma's ``1 + w``; 0 by default)."""
+        return 0.0
+
+    def prefix_marker(self, spec: ArchSpec) -> str:
+        """A string the prefix of the layer tensors must contain (``""``: any prefix),
+        to pick the language model's layers in a multimodal checkpoint."""
+        return ""
+
+
+def qk_norm_requests(spec: ArchSpec, q_name: str, k_name: str,
+                     shapes: Mapping[str, tuple[int, ...]] | None = None
+                     ) -> list[TensorRequest]:
+    """The requests for a layer's q/k normalization gains (none without ``spec.qk_norm``).
+
+    Parameters
+    ----------
+    spec
+        The model's spec; ``spec.qk_norm.scope`` gives the expected shapes: ``[n]``
+        per head, ``[n_q n]`` / ``[n_kv n]`` over all heads.
+    q_name, k_name
+        The tensors (relative to the prefix).
+    shapes
+        Stored shapes by side (``"q"``, ``"k"``) overriding those (GGUF files stack
+        per-head gains as ``[H, n]``).
+
+    Examples
+    --------
+    >>> from qkforms.models.config import ArchSpec, QKNorm
+    >>> spec = ArchSpec("olmo2", "olmo2", 1, 16, 4, 4, 2, "rope", 1e4, 1.0,
+    ...                 qk_norm=QKNorm("rms", "all", 1e-6))
+    >>> [(r.role, r.shape) for r in qk_norm_requests(spec, "q_norm", "k_norm")]
+    [('q_norm', (16,)), ('k_norm', (8,))]
+    """
+    norm = spec.qk_norm
+    if norm is None:
+        return []
+    want: dict[str, tuple[int, ...]]
+    if norm.scope == "head":
+        want = {"q": (spec.n,), "k": (spec.n,)}
+    else:
+        want = {"q": (spec.n_q * spec.n,), "k": (spec.n_kv * spec.n,)}
+    want.update(shapes or {})
+    return [TensorRequest("q_norm", q_name, tuple(want["q"])),
+            TensorRequest("k_norm", k_name, tuple(want["k"]))]
+
+
+def fold_qk_arrays(spec: ArchSpec, qk: QKArrays, arrays: Mapping[str, np.ndarray]
+                   ) -> QKArrays:
+    """Fold the q/k normalization gains (roles ``q_norm``, ``k_norm``) into the maps.
+
+    ``W'_Q = diag(gamma_q) C W_Q`` and ``W'_K = diag(gamma_k) C W_K`` (biases alike) by
+    :func:`qkforms.models.scoremap.fold_qk_norm`; ``qk`` unchanged without
+    ``spec.qk_norm``.
+
+    Raises
+    ------
+    CheckpointError
+        When a gain is missing from ``arrays``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms.models.config import ArchSpec, QKNorm
+    >>> spec = ArchSpec("qwen3", "llama", 1, 2, 2, 1, 1, "rope", 1e4, 1.0,
+    ...                 qk_norm=QKNorm("rms", "head", 1e-6))
+    >>> qk = QKArrays(np.ones((1, 2, 2)), np.ones((1, 2, 2)), None, None)
+    >>> out = fold_qk_arrays(spec, qk, {"q_norm": np.array([2.0, 3.0]),
+    ...                                 "k_norm": np.array([1.0, -1.0])})
+    >>> out.W_Q[0, :, 0].tolist(), out.W_K[0, :, 0].tolist()
+    ([2.0, 3.0], [1.0, -1.0])
+    """
+    norm = spec.qk_norm
+    if norm is None:
+        return qk
+    missing = [role for role in ("q_norm", "k_norm") if arrays.get(role) is None]
+    if missing:
+        raise CheckpointError(f"{spec.architecture}: folding the q/k normalization needs "
+                              f"the layer's query and key gains ({', '.join(missing)} "
+                              "missing)")
+    W_Q, b_Q = fold_qk_norm(qk.W_Q, qk.b_Q, arrays["q_norm"], norm)
+    W_K, b_K = fold_qk_norm(qk.W_K, qk.b_K, arrays["k_norm"], norm)
+    return QKArrays(W_Q, W_K, b_Q, b_K)
+
 
 def supported_model_types() -> list[str]:
     """Model types with a layout, sorted.
 
     Examples
     --------
-    >>> supported_model_types()[:3]
-    ['bert', 'bloom', 'gpt2']
+    >>> supported_model_types()[:4]
+    ['bert', 'bloom', 'gemma3', 'gemma3_text']
     """
     return sorted(MODEL_TYPES)
 
@@ -155,8 +259,8 @@ def norm_supported_model_types() -> list[str]:
 
     Examples
     --------
-    >>> "opt" in norm_supported_model_types(), "llama" in norm_supported_model_types()
-    (False, True)
+    >>> [t in norm_supported_model_types() for t in ("opt", "olmo2", "llama", "gemma3")]
+    [False, False, True, True]
     """
     return [t for t in supported_model_types()
             if type(layout_for_model_type(t)).norm_tensor is not Layout.norm_tensor]

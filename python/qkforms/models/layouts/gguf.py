@@ -35,12 +35,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from qkforms.errors import CheckpointError
 from qkforms.models.config import ArchSpec
-from qkforms.models.layouts import Layout, QKArrays, TensorRequest
+from qkforms.models.layouts import (
+    Layout,
+    QKArrays,
+    TensorRequest,
+    fold_qk_arrays,
+    qk_norm_requests,
+)
 from qkforms.models.layouts.llama import unpermute_llamacpp
 from qkforms.models.layouts.opt import separate_projections
-from qkforms.models.scoremap import fold_qk_norm
 
 if TYPE_CHECKING:
     from qkforms.models.ggufio import GGUFArchitecture
@@ -101,11 +105,9 @@ class GGUFLayout(Layout):
             if spec.has_qk_bias:
                 out += [TensorRequest("q_bias", f"{blk}.attn_q.bias", (q_rows,)),
                         TensorRequest("k_bias", f"{blk}.attn_k.bias", (k_rows,))]
-        if self.fold and spec.qk_norm is not None:
-            for side in ("q", "k"):
-                shape = self.norm_shapes.get(side, (spec.n,))
-                out.append(TensorRequest(f"{side}_norm", f"{blk}.attn_{side}_norm.weight",
-                                         shape))
+        if self.fold:
+            out += qk_norm_requests(spec, f"{blk}.attn_q_norm.weight",
+                                    f"{blk}.attn_k_norm.weight", self.norm_shapes)
         return out
 
     def split(self, spec: ArchSpec, arrays: Mapping[str, np.ndarray]) -> QKArrays:
@@ -129,14 +131,7 @@ class GGUFLayout(Layout):
                 if role in parts:
                     parts[role] = unpermute_llamacpp(parts[role], heads)
         qk = separate_projections(spec, parts)
-        if not (self.fold and spec.qk_norm is not None):
-            return qk
-        if "q_norm" not in arrays or "k_norm" not in arrays:
-            raise CheckpointError("folding the q/k normalization needs the attn_q_norm and "
-                                  "attn_k_norm gains of the layer")
-        W_Q, b_Q = fold_qk_norm(qk.W_Q, qk.b_Q, arrays["q_norm"], spec.qk_norm)
-        W_K, b_K = fold_qk_norm(qk.W_K, qk.b_K, arrays["k_norm"], spec.qk_norm)
-        return QKArrays(W_Q, W_K, b_Q, b_K)
+        return fold_qk_arrays(spec, qk, arrays) if self.fold else qk
 
     def norm_tensor(self, spec: ArchSpec, layer: int) -> str | None:
         """``blk.{i}.attn_norm.weight`` (the gain of the norm before the attention)."""

@@ -1,4 +1,5 @@
-"""Llama-style decoders (Llama, Mistral, Qwen2) in Hugging Face and GGUF form.
+"""Llama-style decoders (Llama, Mistral, Qwen2, Qwen3, Qwen3-MoE, OLMoE) in Hugging Face
+and GGUF form.
 
 Hugging Face: ``layers.{i}.self_attn.q_proj.weight`` ``[n_q n, N]`` and ``k_proj``
 ``[n_kv n, N]`` (output x input, consecutive heads of ``n`` rows). With grouped-query
@@ -6,6 +7,14 @@ attention query head ``h`` reads key head ``floor(h / (n_q / n_kv))``. The head 
 may be given explicitly (``head_dim``) and differ from ``N / n_q`` (Mistral-Small-24B:
 ``32 * 128 = 4096 != 5120``). Biases: Llama follows ``attention_bias`` (default false),
 Qwen2 always has q/k biases, Mistral never.
+
+q/k normalization (:attr:`LlamaLayout.qk_norm_scopes`): Qwen3 and Qwen3-MoE apply an
+RMSNorm to each projected query and key head, gains ``self_attn.q_norm.weight`` /
+``k_norm.weight`` of shape ``[n]`` shared by the heads; OLMoE one RMSNorm over all
+heads, gains ``[n_q n]`` / ``[n_kv n]``. Both before RoPE, without bias, with the
+config's ``rms_norm_eps``; with the q/k-norm policy ``fold`` the gains are folded into
+the maps (:func:`~qkforms.models.layouts.fold_qk_arrays`). OLMoE's ``clip_qkv`` is
+refused.
 
 GGUF (llama.cpp, architectures ``llama``, ``granite``, ``olmo``; read by
 :mod:`qkforms.models.layouts.gguf`): llama.cpp's converter permutes the rows of each
@@ -32,13 +41,26 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from qkforms.errors import CheckpointError
-from qkforms.models.config import ArchSpec, config_int, rope_settings
-from qkforms.models.layouts import Layout, QKArrays, TensorRequest
+from qkforms.models.config import (
+    ArchSpec,
+    QKNorm,
+    config_float,
+    config_int,
+    refuse_clamped_qkv,
+    rope_settings,
+)
+from qkforms.models.layouts import (
+    Layout,
+    QKArrays,
+    TensorRequest,
+    fold_qk_arrays,
+    qk_norm_requests,
+)
 from qkforms.models.layouts.opt import separate_projections
 
 __all__ = ["LAYOUT", "LlamaLayout", "unpermute_llamacpp"]
@@ -82,20 +104,38 @@ def unpermute_llamacpp(weights: np.ndarray, n_head: int) -> np.ndarray:
 
 
 class LlamaLayout(Layout):
-    """Separate q/k projections, grouped-query attention, explicit ``head_dim``.
+    """Separate q/k projections, grouped-query attention, explicit ``head_dim``, and the
+    q/k RMSNorm of the model types in :attr:`qk_norm_scopes`.
 
     Examples
     --------
     >>> LlamaLayout().model_types
-    ('llama', 'mistral', 'qwen2')
+    ('llama', 'mistral', 'qwen2', 'qwen3', 'qwen3_moe', 'olmoe')
     """
 
     name = "llama"
-    model_types: tuple[str, ...] = ("llama", "mistral", "qwen2")
+    model_types: tuple[str, ...] = ("llama", "mistral", "qwen2", "qwen3", "qwen3_moe",
+                                    "olmoe")
+    #: model types that RMS-normalize their projected queries and keys: over each head
+    #: (``"head"``, gains ``[n]``) or over all heads at once (``"all"``, gains ``[H n]``)
+    qk_norm_scopes: ClassVar[dict[str, str]] = {"qwen3": "head", "qwen3_moe": "head",
+                                                "olmoe": "all"}
+    #: the effective q/k-norm gain is the stored weight plus this
+    qk_gain_offset: ClassVar[float] = 0.0
+    #: defaults of ``transformers``' config classes for fields a ``config.json`` may omit
+    defaults: ClassVar[dict[str, dict[str, Any]]] = {
+        "qwen3": {"head_dim": 128, "rms_norm_eps": 1e-6},
+        "qwen3_moe": {"rms_norm_eps": 1e-6},
+        "olmoe": {"rms_norm_eps": 1e-5},
+    }
 
     def spec(self, cfg: Mapping[str, Any]) -> ArchSpec:
-        """ArchSpec from a Llama / Mistral / Qwen2 config."""
+        """ArchSpec from a config of one of :attr:`model_types`."""
         model_type = str(cfg.get("model_type", "llama"))
+        cfg = {**self.defaults.get(model_type, {}),
+               **{k: v for k, v in cfg.items() if v is not None}}
+        if cfg.get("clip_qkv") is not None:
+            refuse_clamped_qkv(repr(model_type), cfg["clip_qkv"])
         N = config_int(cfg, "hidden_size")
         n_q = config_int(cfg, "num_attention_heads")
         n_kv = config_int(cfg, "num_key_value_heads", default=n_q)
@@ -114,10 +154,19 @@ class LlamaLayout(Layout):
                         n_layers=config_int(cfg, "num_hidden_layers"), N=N, n=n,
                         n_q=n_q, n_kv=n_kv, positional="rope", rope_base=base,
                         rotary_fraction=fraction, rope_scaling=scaling, has_qk_bias=bias,
-                        causal=True)
+                        causal=True, qk_norm=self._qk_norm(cfg, model_type))
+
+    def _qk_norm(self, cfg: Mapping[str, Any], model_type: str) -> QKNorm | None:
+        scope = self.qk_norm_scopes.get(model_type)
+        if scope is None:
+            return None
+        eps = config_float(cfg.get("rms_norm_eps"), f"{model_type}: config field "
+                           "rms_norm_eps (q/k RMSNorm epsilon)", low_open=False)
+        return QKNorm("rms", scope, eps, self.qk_gain_offset)
 
     def requests(self, spec: ArchSpec, layer: int) -> list[TensorRequest]:
-        """``q_proj``/``k_proj`` weights (and biases when the model has them)."""
+        """``q_proj``/``k_proj`` weights (and biases when the model has them; and the q/k
+        normalization gains ``q_norm``/``k_norm`` when it has them)."""
         base = f"layers.{layer}.self_attn"
         q_rows, k_rows = spec.n_q * spec.n, spec.n_kv * spec.n
         out = [TensorRequest("q", f"{base}.q_proj.weight", (q_rows, spec.N)),
@@ -125,11 +174,11 @@ class LlamaLayout(Layout):
         if spec.has_qk_bias:
             out += [TensorRequest("q_bias", f"{base}.q_proj.bias", (q_rows,)),
                     TensorRequest("k_bias", f"{base}.k_proj.bias", (k_rows,))]
-        return out
+        return out + qk_norm_requests(spec, f"{base}.q_norm.weight", f"{base}.k_norm.weight")
 
     def split(self, spec: ArchSpec, arrays: Mapping[str, np.ndarray]) -> QKArrays:
-        """Reshape to ``(n_q, n, N)`` and ``(n_kv, n, N)``."""
-        return separate_projections(spec, arrays)
+        """Reshape to ``(n_q, n, N)`` and ``(n_kv, n, N)``; fold q/k norm gains."""
+        return fold_qk_arrays(spec, separate_projections(spec, arrays), arrays)
 
     def norm_tensor(self, spec: ArchSpec, layer: int) -> str | None:
         """``layers.{i}.input_layernorm.weight`` (RMSNorm before attention)."""
