@@ -77,3 +77,43 @@ def test_baseline_counts_and_cap() -> None:
     assert len(out["baseline"]["head"]) == 1
     out = layer_task(h, s, fits=False, baseline=True)
     assert len(out["baseline"]["head"]) == 3
+
+
+def test_rows_from_spectrum_are_those_of_diag_lambda() -> None:
+    from qkforms import profile
+    from qkforms.stats.synthetic import rows_from_spectrum
+
+    lam = [3.0, -2.0, 1.0, -0.5, 0.25, -4.0]  # unsorted on purpose
+    h, s = rows_from_spectrum("sym", [lam, lam], N=10)
+    assert h["layer"] == [0, 0] and h["head"] == [0, 1] and h["N"] == [10, 10]
+    assert h["n"] == [3, 3]
+    assert s["eig_S"][0] == sorted(lam, reverse=True)
+    assert s["abs_eig_L"][0] == [4.0, 3.0, 2.0] and s["sv_T"][0] == [0.0, 0.0, 0.0]
+    # the statistics equal those of an actual head whose form has this symmetric part
+    ref = profile(np.diag(lam))
+    assert (h["a"][0], h["b"][0], h["c"][0], h["d"][0]) == pytest.approx(tuple(ref))
+    sv2 = np.sort(np.square(lam))[::-1]
+    assert h["participation_ratio"][0] == pytest.approx(sv2.sum() ** 2 / np.sum(sv2**2))
+    assert h["trace_ratio"][0] == pytest.approx(abs(sum(lam)) / np.sqrt(sum(x * x for x in lam)))
+
+
+def test_cliffs_and_ratio_intervals_of_one_element_samples() -> None:
+    from qkforms.stats.bootstrap import cliffs_delta_ci, ratio_of_medians_ci, rng_for
+
+    est, _, _ = ratio_of_medians_ci([2.0], [1.0, 1.0], rng=rng_for(0, "one"), n_boot=10)
+    assert est == 2.0
+    est, _, _ = cliffs_delta_ci([2.0], [1.0, 3.0], rng=rng_for(0, "one"), n_boot=10)
+    assert est == 0.0
+
+
+def test_table_formatting_equality_and_concat() -> None:
+    from qkforms.stats.table import _fmt, concat
+
+    assert _fmt(1.5e-7, 4) == "1.500e-07" and _fmt(2.5e6, 3) == "2.50e+06"
+    assert _fmt(0.0, 3) == "0.000" and _fmt(0.12345, 3) == "0.123"
+    a = Table({"x": [1.0, np.nan], "k": [1, 2]})
+    assert a == Table({"x": [1.0, np.nan], "k": [1, 2]})
+    assert a != Table({"x": [1.0, 2.0], "k": [1, 2]})
+    assert a != Table({"x": [1.0, np.nan], "k": [1, 3]})
+    both = concat([a, Table({"x": [3.0], "k": [5]})])
+    assert both.columns == ["x", "k"] and both["k"].tolist() == [1, 2, 5]
