@@ -185,3 +185,17 @@ def test_intervals_are_the_central_95_percent_of_the_replicates() -> None:
               cliffs_delta_ci(x, empty, rng=replay("e")),
               stat_ci(empty, lambda v: v.mean(axis=1), rng=replay("e"))):
         assert all(np.isnan(v) for v in e)
+
+
+def test_kmeans_rule_on_few_rows_and_two_families() -> None:
+    spectra = _three_families(per=1)[:2]  # two heads: too few to cluster into three types
+    assert kmeans_types(spectra, seed=0).tolist() == ["II", "II"]
+    two = [s for i, s in enumerate(_three_families(seed=3)) if i < 15 or i >= 30]
+    assert best_k_silhouette(two) == 2  # k = 2 is among the candidates (2..6)
+
+
+def test_table_equality_needs_same_columns_and_length() -> None:
+    a = Table({"x": [1.0, 2.0]})
+    assert a != "x" and a != Table({"y": [1.0, 2.0]}) and a != Table({"x": [1.0]})
+    assert Table({"s": ["p", "q"]}) == Table({"s": ["p", "q"]})
+    assert Table({"s": ["p", "q"]}) != Table({"s": ["p", "r"]})
