@@ -11,8 +11,8 @@ from pathlib import Path
 
 from leaks import TAG, tagged_processes
 
-__all__ = ["ROOT", "TAG", "assert_one_line_error", "cli_env", "files_under", "run_cli",
-           "start_cli", "tagged_processes", "temporaries", "wait_until"]
+__all__ = ["ROOT", "TAG", "assert_one_line_error", "cli_env", "files_under", "kill_started",
+           "run_cli", "start_cli", "tagged_processes", "temporaries", "wait_until"]
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -46,6 +46,28 @@ def start_cli(args: Sequence[str], **extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-m", "qkforms", *args], env=cli_env(**extra),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
+
+
+def kill_started(proc: subprocess.Popen[str], ready: Callable[[], object], what: str,
+                 *, timeout: float = 240) -> None:
+    """Wait until ``ready()`` holds, then ``kill -9`` the started CLI and reap it.
+
+    The process is killed (and its pipes closed) on every path, so a failed wait leaves
+    nothing running; the caller checks what the kill left behind.
+    """
+    try:
+        wait_until(ready, timeout, what)
+        os.kill(proc.pid, 9)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=60)
+        if proc.stdout is not None:
+            proc.stdout.close()
+        if proc.stderr is not None:
+            proc.stderr.close()
+    assert proc.returncode == -9
 
 
 def assert_one_line_error(result: subprocess.CompletedProcess[str] | tuple[int, str],

@@ -19,6 +19,7 @@ pq = pytest.importorskip("pyarrow.parquet")
 
 from reliability_helpers import (  # noqa: E402
     assert_one_line_error,
+    kill_started,
     run_cli,
     start_cli,
     tagged_processes,
@@ -115,20 +116,14 @@ def test_workers_die_with_a_killed_parent_and_resume_is_exact(long_checkpoint: P
     out = tmp_path / "out"
     proc = start_cli(["survey", str(long_checkpoint), "--out", str(out), "--workers", "2",
                       "--no-stats", "--no-progress"], **{DELAY_ENV: "0.4"})
-    try:
-        wait_until(lambda: len(lock_record(out).get("workers", [])) == 2 and parts(out),
-                   240, "two workers and a first part")
-        workers = [int(p) for p, _ in lock_record(out)["workers"]]
-        assert all(w in tagged_processes(os.environ["QKFORMS_TEST_TAG"]) for w in workers)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=60)
-        proc.stdout.close()
-        proc.stderr.close()
-    assert proc.returncode == -signal.SIGKILL
+    workers: list[int] = []
+
+    def ready() -> bool:
+        workers[:] = [int(p) for p, _ in lock_record(out).get("workers", [])]
+        tagged = tagged_processes(os.environ["QKFORMS_TEST_TAG"])
+        return len(workers) == 2 and bool(parts(out)) and all(w in tagged for w in workers)
+
+    kill_started(proc, ready, "two workers (carrying the test tag) and a first part")
     # the workers die with their parent (PR_SET_PDEATHSIG; the watchdog as fallback)
     wait_until(lambda: not any(outdir.process_alive(w) for w in workers), 60,
                "the workers of the killed parent to die")
@@ -248,20 +243,14 @@ def test_dask_workers_die_with_a_killed_parent_and_resume_is_exact(tmp_path: Pat
     proc = start_cli(["survey", str(run), "--out", str(out), "--executor", "dask",
                       "--workers", "2", "--no-stats", "--no-progress"],
                      **{HOLD_ENV: str(held), f"{HOLD_ENV}_S": "2"})
-    try:
-        wait_until(lambda: list(held.glob("*.started")), 240, "a dask task to start")
-        tag = os.environ["QKFORMS_TEST_TAG"]
-        cluster = [p for p in tagged_processes(tag) if p != proc.pid]
-        assert cluster, "the LocalCluster's processes carry the test tag"
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=60)
-        proc.stdout.close()
-        proc.stderr.close()
-    assert proc.returncode == -signal.SIGKILL
+    cluster: list[int] = []
+
+    def started() -> bool:
+        cluster[:] = [p for p in tagged_processes(os.environ["QKFORMS_TEST_TAG"])
+                      if p != proc.pid]
+        return bool(list(held.glob("*.started"))) and bool(cluster)
+
+    kill_started(proc, started, "a dask task to start")
     wait_until(lambda: not any(outdir.process_alive(p) for p in cluster), 120,
                "the LocalCluster of the killed parent to exit")
     assert not (out / "heads.parquet").exists()
