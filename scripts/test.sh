@@ -23,5 +23,7 @@ if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 \
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium \
         >/dev/null) || echo "warning: could not install chromium; browser tests will skip"
 fi
+# The package ships py.typed: its annotations must type-check ([tool.mypy] in pyproject.toml).
+"$PY" -m mypy
 # pytest exits 5 when it collected no test: that is a failure here, like any non-zero code.
 exec "$PY" -m pytest "$@"

@@ -10,7 +10,7 @@ import qkforms.exact as exact_module
 from qkforms import checks
 from qkforms.checks import CHECKS, CheckResult, run_check
 from qkforms.checks.result import METHODS
-from qkforms.errors import QKFormsError
+from qkforms.errors import ParameterError, QKFormsError
 from qkforms.registry import RESULTS, check_function_name
 
 
@@ -42,7 +42,7 @@ def test_probabilistic_checks_declare_monte_carlo() -> None:
 def test_run_check_errors_and_sizes() -> None:
     with pytest.raises(QKFormsError, match="no registered check"):
         run_check("thm99")
-    with pytest.raises(TypeError):
+    with pytest.raises(ParameterError, match="accepts the sizes .*got unknown bogus"):
         run_check("lemma5", bogus=3)
     assert run_check("thm3", seed=4, n=2, N=6, trials=3).passed
     assert run_check("lemma6", runs=30, sizes=(64, 1024)).passed

@@ -339,6 +339,38 @@ def test_empty_edge_never_attained_by_random_forms() -> None:
         assert qk.classify_profile(p).attainable
 
 
+def test_b_zero_profiles_are_attained_except_on_the_open_c_d_edge() -> None:
+    """Theorem 4: b = 0 is attained exactly when cd = 0 (vertices, closed a-c / a-d edges).
+
+    Random forms almost never have b = 0; these are the forms that do: I, -I, rank-one
+    PSD, antisymmetric, and semidefinite plus skew.
+    """
+    skew = np.array([[0.0, 1.0, 0.0], [-1.0, 0.0, 2.0], [0.0, -2.0, 0.0]])
+    psd = np.diag([3.0, 1.0, 0.0])
+    forms = {
+        "I": np.eye(3), "-I": -np.eye(3), "rank-one PSD": np.outer([1.0, 2, 2], [1.0, 2, 2]),
+        "antisymmetric": skew, "PSD + skew": psd + skew, "NSD + skew": -psd + 0.5 * skew,
+    }
+    expected_zero = {"I": ("a", "b", "d"), "-I": ("a", "b", "c"),
+                     "rank-one PSD": ("a", "b", "d"), "antisymmetric": ("b", "c", "d"),
+                     "PSD + skew": ("b", "d"), "NSD + skew": ("b", "c")}
+    for name, L in forms.items():
+        # exact zeros where the spectrum is exact; rounding noise (rank one) needs a tol
+        info = qk.classify_profile(qk.profile(L), tol=1e-12 if "rank" in name else 0.0)
+        assert info.zero == expected_zero[name], name
+        assert info.attainable, name
+    # exact points: the vertices and the closed a-c / a-d edges are attained ...
+    for point in [(1, 0, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1), (0.5, 0, 0.5, 0),
+                  (0.25, 0, 0, 0.75)]:
+        assert qk.classify_profile(point).attainable, point
+    # ... the open c-d edge and the open face {b = 0; a, c, d > 0} are not (also with tol)
+    for point in [(0, 0, 0.5, 0.5), (0.2, 0, 0.4, 0.4)]:
+        assert not qk.classify_profile(point).attainable, point
+        assert not qk.classify_profile(point, tol=1e-9).attainable, point
+    assert qk.classify_profile((0.0, 1e-12, 0.5, 0.5 - 1e-12), tol=1e-9).attainable is False
+    assert qk.classify_profile((0.5, 0, 0.5 - 1e-12, 1e-12), tol=1e-9).attainable
+
+
 def test_spectral_type_radius_rule() -> None:
     assert qk.spectral_type((0.5, 0.495, 0.005, 0.0)) == "II"
     assert qk.spectral_type((0.5, 0.3, 0.1, 0.1)) == "I-"  # tie goes to I-
@@ -367,3 +399,136 @@ def test_random_gaussian_heads_baseline(seed: int) -> None:
     np.testing.assert_allclose(head.profile(), (0.5, 0.5, 0.0, 0.0), atol=5e-3)
     e = head.energies()
     assert abs(e.sym_sq / e.norm_sq - 769 / 1536) < 5e-3
+
+
+# --- batches, boundaries and edge values (each kills a mutant the suite let through) ------
+
+
+def test_batched_profile_matches_one_matrix_at_a_time() -> None:
+    Ls = RNG.standard_normal((4, 3, 3))
+    Ls[2] *= 1e-6  # a tiny form: the profile is scale invariant
+    batch = qk.profile(Ls)
+    assert all(np.shape(x) == (4,) for x in batch)
+    for i, L in enumerate(Ls):
+        np.testing.assert_allclose([x[i] for x in batch], dense_profile(L), atol=1e-12)
+        single = qk.profile(L)
+        assert all(type(x) is float for x in single)  # one matrix: Python floats
+    np.testing.assert_allclose(qk.profile(1e-3 * Ls[0]), qk.profile(Ls[0]), atol=1e-14)
+
+
+def test_zero_entries_of_a_batch_raise() -> None:
+    Ls = RNG.standard_normal((3, 2, 2))
+    Ls[1] = 0.0
+    with pytest.raises(qk.ZeroFormError):
+        qk.profile(Ls)
+    eig = np.array([[1.0, -1.0], [2.0, 0.5]])
+    with pytest.raises(qk.ZeroFormError):
+        qk.profile_from_eigenvalues(eig, np.array([2.0, 0.0]))
+    with pytest.raises(qk.ZeroFormError):
+        qk.profile_from_eigenvalues([1.0, -1.0], 0.0)
+    for f in (qk.pairing_score, qk.lobe_ratio, qk.lobe_departure):
+        with pytest.raises(qk.ZeroFormError):
+            f([0.0, 0.0])
+        with pytest.raises(qk.ZeroFormError):
+            f(np.array([[1.0, -1.0], [0.0, 0.0]]))
+    with pytest.raises(qk.ZeroFormError):
+        qk.symmetric_profile((1.0, 0.0, 0.0, 0.0))
+    with pytest.raises(qk.ZeroFormError):
+        qk.symmetric_profile(np.array([[0.5, 0.5, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]]))
+    with pytest.raises(qk.ParameterError):
+        qk.pairing_bound(np.array([1.0, np.nan]))
+
+
+def test_profile_from_eigenvalues_without_the_skew_energy() -> None:
+    """Without ``skew_sq`` the a-coordinate is what the spectrum leaves of |L|^2."""
+    L = RNG.standard_normal((5, 5))
+    S = (L + L.T) / 2
+    p = qk.profile_from_eigenvalues(np.linalg.eigvalsh(S), float(np.sum(L * L)))
+    np.testing.assert_allclose(p, dense_profile(L), atol=1e-12)
+    batch = qk.profile_from_eigenvalues(np.array([[2.0, -1.0], [1.0, 1.0]]),
+                                        np.array([10.0, 4.0]))
+    np.testing.assert_allclose(np.stack(batch, axis=-1),
+                               [[0.5, 0.4, 0.1, 0.0], [0.5, 0.0, 0.5, 0.0]], atol=1e-15)
+
+
+def test_symmetric_profile_divides_every_coordinate() -> None:
+    assert qk.symmetric_profile((0.5, 0.1, 0.1, 0.3)) == pytest.approx((0.2, 0.2, 0.6))
+    batch = qk.symmetric_profile(np.array([[0.5, 0.1, 0.1, 0.3], [0.0, 0.2, 0.3, 0.5]]))
+    np.testing.assert_allclose(np.stack(batch, axis=-1), [[0.2, 0.2, 0.6], [0.2, 0.3, 0.5]])
+
+
+def test_lobes_have_no_negative_zeros() -> None:
+    alpha, beta = qk.lobes([-0.0, 2.0, -1.0, 0.0])
+    assert not np.signbit(alpha).any() and not np.signbit(beta).any()
+
+
+def test_lobe_departure_value_when_lobes_are_not_proportional() -> None:
+    # alpha = (3, 1), beta = (1, 1): rho = sqrt(2)/sqrt(10); |beta - rho alpha| / |beta|
+    lam = [3.0, 1.0, -1.0, -1.0]
+    alpha, beta = np.array([3.0, 1.0]), np.array([1.0, 1.0])
+    rho = np.linalg.norm(beta) / np.linalg.norm(alpha)
+    want = np.linalg.norm(beta - rho * alpha) / np.linalg.norm(beta)
+    assert qk.lobe_departure(lam) == pytest.approx(want, rel=1e-12)
+    assert want > 0.3
+    assert np.isnan(qk.lobe_departure([2.0, 1.0]))  # no negative eigenvalue
+
+
+def test_count_signs_tolerance_zero_and_empty_spectra() -> None:
+    assert tuple(qk.count_signs([1e-300, -1e-300, 0.0], tol=0.0)) == (1, 1, 1)
+    assert tuple(qk.count_signs(np.zeros(0))) == (0, 0, 0)
+    sig = qk.count_signs(np.zeros((2, 0)))
+    assert sig.n_pos.tolist() == [0, 0] and sig.n_zero.tolist() == [0, 0]
+
+
+def test_theta_family_values_beyond_rho_two_and_batches() -> None:
+    # rho = 3: (rho - 1)^2 = 4 (rho = 2 cannot tell a square from a cube)
+    np.testing.assert_allclose(qk.accumulation_limit(3.0), (0.0, 0.6, 0.0, 0.4), atol=1e-15)
+    np.testing.assert_allclose(qk.theta_L(3.0), (6 / 16, 6 / 16, 0.0, 4 / 16), atol=1e-15)
+    np.testing.assert_allclose(qk.theta_p(3.0), (0.3, 0.3, 0.0, 0.4), atol=1e-15)
+    np.testing.assert_allclose(qk.theta_p(np.inf), (0.0, 0.0, 0.0, 1.0))
+    for bad in (np.array([0.5, 2.0]), np.array([0.5, np.nan])):
+        with pytest.raises(qk.ParameterError):
+            qk.theta(bad)
+    for bad in (np.array([1.0, -1.0]), np.array([1.0, np.nan])):
+        for f in (qk.theta_p, qk.theta_L, qk.accumulation_limit):
+            with pytest.raises(qk.ParameterError):
+                f(bad)
+
+
+def test_face_info_is_immutable_and_on_theta_needs_both_conditions() -> None:
+    import dataclasses
+
+    info = qk.classify_profile((0.25, 0.25, 0.0, 0.5))
+    assert info.on_theta  # a = b, cd = 0 (the segment towards d = 1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        info.attainable = False  # type: ignore[misc]
+    assert not qk.classify_profile((0.5, 0.2, 0.3, 0.0)).on_theta  # cd = 0 but a != b
+    assert not qk.classify_profile((0.3, 0.3, 0.2, 0.2)).on_theta  # a = b but cd > 0
+
+
+def test_spectral_type_rules_off_the_face_a_0_and_at_their_boundaries() -> None:
+    # radius rule on the symmetric profile: (c + d)/(1 - a), not c + d
+    assert qk.spectral_type((0.5, 0.48, 0.012, 0.008)) == "I+"  # (c + d)/(1 - a) = 0.04
+    assert qk.spectral_type((0.5, 0.49, 0.006, 0.004)) == "II"
+    with pytest.raises(qk.ZeroFormError):
+        qk.spectral_type((1.0, 0.0, 0.0, 0.0))  # S = 0: no symmetric profile
+    with pytest.raises(qk.ZeroFormError):
+        qk.spectral_type(np.array([[0.5, 0.5, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]]))
+    # imbalance rule: strict inequalities imb > 0.2 and c + d > 0.01 (docs/theory.md §12.5)
+    assert spectral_type_imbalance((0.0, 0.375, 0.375, 0.25)) == "II"  # imb = 0.2 exactly
+    assert spectral_type_imbalance((0.0, 0.375, 0.25, 0.375)) == "II"  # imb = -0.2
+    assert spectral_type_imbalance((0.5, 0.48, 0.015, 0.005)) == "I+"
+    assert spectral_type_imbalance((0.5, 0.49, 0.005, 0.02)) == "I-"
+    assert spectral_type_imbalance((0.98, 0.0, 0.0078125, 0.0)) == "II"  # c + d < 0.01
+    assert spectral_type_imbalance((0.0, 0.9921875, 0.0078125, 0.0), min_mass=0.0078125) == "II"
+
+
+def test_small_spectra_and_norms_are_not_special() -> None:
+    """Every score is scale invariant: tiny eigenvalues and |L|^2 < 1 change nothing."""
+    lam = np.array([3.0, 1.0, -1.0, -1.0])
+    for s in (1e-3, 0.1, 1.0):
+        assert qk.lobe_departure(s * lam) == pytest.approx(qk.lobe_departure(lam), rel=1e-12)
+        assert qk.pairing_score(s * lam) == pytest.approx(qk.pairing_score(lam), rel=1e-12)
+        assert qk.lobe_ratio(s * lam) == pytest.approx(qk.lobe_ratio(lam), rel=1e-12)
+        p = qk.profile_from_eigenvalues(s * lam, s * s * 20.0)
+        np.testing.assert_allclose(p, qk.profile_from_eigenvalues(lam, 20.0), atol=1e-14)

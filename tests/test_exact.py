@@ -409,3 +409,82 @@ def test_semidefinite_helpers() -> None:
     assert not exact.is_semidefinite([[1, 3], [3, 1]])
     assert exact.has_symmetric_spectrum([[0, 1, 0], [1, 0, 0], [0, 0, 0]])
     assert not exact.has_symmetric_spectrum([[1, 0], [0, -2]])
+
+
+# --- generators, predicates and edge cases (survivors of the mutation campaign) ----------
+
+
+def test_random_spectrum_counts_and_defaults() -> None:
+    rng = np.random.default_rng(0)
+    lam = exact.random_spectrum(rng, 3, n_pos=2, n_neg=1)  # no zero left: allowed
+    assert sum(v > 0 for v in lam) == 2 and sum(v < 0 for v in lam) == 1
+    with pytest.raises(qkforms.ParameterError):
+        exact.random_spectrum(rng, 3, n_pos=2, n_neg=2)
+    counts = [exact.random_spectrum(np.random.default_rng(s), 4) for s in range(60)]
+    n_pos = [sum(v > 0 for v in c) for c in counts]
+    n_neg = [sum(v < 0 for v in c) for c in counts]
+    assert 0 in n_pos and 0 in n_neg  # semidefinite spectra are drawn too (edge cases)
+
+
+def test_random_form_and_head_kinds() -> None:
+    rng = np.random.default_rng(1)
+    L, _ = exact.random_form(rng, 4)  # a skew part by default: not symmetric
+    assert L != L.transpose()
+    S, _ = exact.random_form(rng, 4, skew=False)
+    assert S == S.transpose()
+    W_Q, W_K = exact.random_head(rng, 2, 5, "equal")
+    assert W_Q == W_K
+    W_Q, W_K = exact.random_head(rng, 2, 5, "proportional")
+    assert W_K == W_Q * flint.fmpq(-2)
+
+
+def test_exact_predicates_on_small_cases() -> None:
+    assert exact.is_semidefinite([[2, 0], [0, 0]]) and exact.is_semidefinite([[-1, 0], [0, 0]])
+    assert not exact.is_semidefinite([[1, 0], [0, -1]])
+    assert exact.has_symmetric_spectrum([[1, 0, 0], [0, -1, 0], [0, 0, 0]])
+    assert not exact.has_symmetric_spectrum([[1, 0], [0, 2]])
+    assert not exact.has_symmetric_spectrum([[2, 0, 0], [0, -1, 0], [0, 0, 0]])
+    assert not exact.is_orthogonal([[1, 0, 0], [0, 1, 0]])  # not square
+    assert tuple(exact.signature([])) == (0, 0, 0)
+    assert exact.rank(np.zeros((0, 3))) == 0 and exact.rank(np.zeros((3, 0))) == 0
+
+
+def test_conversions_keep_exact_values() -> None:
+    from qkforms.exact.parts import as_fraction
+    from qkforms.exact.rational import matrix_shape
+
+    assert as_fraction(Fraction(1, 3)) == Fraction(1, 3)
+    assert isinstance(as_fraction(3), Fraction) and as_fraction(3) == 3
+    assert matrix_shape([]) == (0, 0)
+    # a sympy Float equal to a double is that double; a finer one is its decimal value
+    assert exact.to_fraction(sympy.Float(0.1)) == Fraction(0.1)
+    assert exact.to_fraction(sympy.Float("0.1", 30)) == Fraction(1, 10)
+
+
+def test_head_signature_of_mixed_inputs() -> None:
+    W_Q = np.array([[1, 0, 2, 0, 1], [0, 1, 0, 3, 0]])
+    W_K = [[0, 0, 1, 0, 0], [1, 0, 0, 0, 1]]
+    want = exact.head_signature(W_Q, np.array(W_K))
+    assert exact.head_signature(W_Q, W_K) == want
+    assert exact.head_signature(W_Q.tolist(), np.array(W_K)) == want
+
+
+def test_random_heads_have_the_rank_their_kind_promises() -> None:
+    for seed in range(25):
+        rng = np.random.default_rng(seed)
+        n, N = int(rng.integers(1, 4)), 8
+        W_Q, W_K = exact.random_head(rng, n, N, "surjective")
+        assert exact.stacked_is_surjective(W_Q, W_K), seed
+        for kind in ("equal", "proportional", "repeated_row", "shared_row"):
+            W_Q, W_K = exact.random_head(rng, n, N, kind)
+            assert not exact.stacked_is_surjective(W_Q, W_K), (seed, kind)
+    with pytest.raises(qkforms.ParameterError):
+        exact.random_head(np.random.default_rng(0), 3, 5)  # N < 2n cannot be onto
+
+
+def test_head_with_rational_spectrum_refuses_nonpositive_values() -> None:
+    from qkforms.exact.constructions import head_with_rational_spectrum
+
+    for t in ([2, -1], [0, 1], [-1, -2], []):
+        with pytest.raises(qkforms.ParameterError):
+            head_with_rational_spectrum(t, 6, np.random.default_rng(0))

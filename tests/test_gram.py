@@ -134,6 +134,44 @@ def test_fallback_rule_qr_for_ill_conditioned_and_degenerate_heads() -> None:
     assert keep.sv_T[1].max() < 1e-12 * ref["eig_S"][0]
 
 
+def test_fallback_uses_the_layers_kv_index_under_gqa() -> None:
+    """The QR fallback and its rank test read the key head from ``kv_index``.
+
+    Four query heads share two key heads in groups of two (``kv = [0, 0, 1, 1]``), so
+    for heads 1 and 2 the key head differs from ``h % n_kv``; both are sent to the
+    fallback: head 1 ill-conditioned but onto, head 2 degenerate (``W_Q = W_K[1]``).
+    A permuted mapping checks the same with no arithmetic relation at all.
+    """
+    rng = np.random.default_rng(11)
+    n, N = 3, 24
+    K = rng.standard_normal((2, n, N))
+    Q = rng.standard_normal((4, n, N))
+    Q[1, 0] = K[0, 1] + 1e-6 * rng.standard_normal(N)  # onto, but pivot below the limit
+    Q[2] = K[1]  # degenerate against its own key head, not against K[0]
+    for kv in (np.array([0, 0, 1, 1]), np.array([1, 0, 1, 0])):
+        if kv[1] != 0:  # the permuted mapping: rebuild heads 1 and 2 for their key heads
+            Q[1, 0] = K[kv[1], 1] + 1e-6 * rng.standard_normal(N)
+            Q[2] = K[kv[2]]
+        G = gram.layer_gram(Q, K, kv)
+        for h in (1, 2):
+            with np.errstate(all="ignore"):
+                try:
+                    piv = np.diagonal(np.linalg.cholesky(G[h])) ** 2
+                    assert piv.min() <= PIVOT_LIMIT * np.diagonal(G[h]).max()
+                except np.linalg.LinAlgError:
+                    pass
+        keep = gram.layer_spectra(Q, K, kv, degenerate="keep", keep_factors=True)
+        fail = gram.layer_spectra(Q, K, kv, degenerate="fail")
+        assert fail.ok.tolist() == [True, True, False, True], kv
+        assert "rank 3 < 2n = 6" in str(fail.error[2])
+        for h in range(4):
+            _compare(keep, h, _dense(Q[h], K[kv[h]]))
+        # the factors are those of the right key head: K_red^T Q_red is the reduced form
+        L1 = K[kv[1]].T @ Q[1]
+        red = keep.K_red[1].T @ keep.Q_red[1]
+        np.testing.assert_allclose(np.sum(red**2), np.sum(L1**2), rtol=1e-9)
+
+
 def test_N_below_2n_pads_with_zeros() -> None:
     rng = np.random.default_rng(8)
     Q, K = rng.standard_normal((2, 1, 4, 6))  # n = 4, N = 6 < 2n
@@ -166,3 +204,87 @@ def test_layer_spectra_fields_derive_from_the_dataclass() -> None:
     merged = gram.LayerSpectra.concat(parts)
     for name in (*widths, "Q_red", "K_red"):
         np.testing.assert_array_equal(getattr(merged, name), getattr(whole, name))
+
+
+@pytest.mark.parametrize("kv", [[0, 1, 2, 3], [0, 0, 1, 1], [0, 0, 1, 0], [2, 0, 2, 1]])
+def test_layer_gram_is_the_gram_matrix_of_every_stacked_map(kv: list[int]) -> None:
+    """Every block, both triangles (Cholesky reads one; the returned G must be whole)."""
+    rng = np.random.default_rng(12)
+    n, N = 2, 9
+    Q = rng.standard_normal((4, n, N))
+    K = rng.standard_normal((max(kv) + 1 if kv != [0, 1, 2, 3] else 4, n, N))
+    G = gram.layer_gram(Q, K, np.array(kv))
+    for h, g in enumerate(kv):
+        M = np.vstack([K[g], Q[h]])
+        np.testing.assert_allclose(G[h], M @ M.T, rtol=1e-13, atol=1e-13)
+
+
+def test_qr_factor_and_reduce_heads_are_batched() -> None:
+    rng = np.random.default_rng(13)
+    Q, K = rng.standard_normal((2, 3, 2, 8))  # three heads, n = 2, N = 8
+    U, F = gram.qr_factor(gram.stack(Q, K), basis=True)
+    F_only = gram.qr_factor(gram.stack(Q, K))
+    red = qk.reduce_heads(Q, K)
+    for h in range(3):
+        Uh, Fh = gram.qr_factor(gram.stack(Q[h], K[h]), basis=True)
+        np.testing.assert_allclose(U[h], Uh, atol=1e-12)
+        np.testing.assert_allclose(F[h], Fh, atol=1e-12)
+        np.testing.assert_allclose(F_only[h], Fh, atol=1e-12)
+        np.testing.assert_allclose(F[h] @ U[h].T, gram.stack(Q[h], K[h]), atol=1e-12)
+        np.testing.assert_allclose(red.form[h], U[h].T @ (K[h].T @ Q[h]) @ U[h], atol=1e-12)
+
+
+def test_small_weights_and_all_failed_layers() -> None:
+    rng = np.random.default_rng(14)
+    Q, K = 1e-3 * rng.standard_normal((2, 2, 3, 10))
+    sp = gram.head_spectra(Q, K)
+    for h in range(2):
+        _compare(sp, h, _dense(Q[h], K[h]))
+        ref = _dense(Q[h], K[h])["sv_L_sq"]
+        np.testing.assert_allclose(sp.sv_L_sq[h], ref, rtol=1e-8)
+        assert ref.max() < 1e-4  # values far below 1 (a clip at 1 would show)
+    Q[:] = np.nan  # every head non-finite: all fail, none raises
+    out = gram.layer_spectra(Q, K, np.arange(2))
+    assert out.ok.tolist() == [False, False] and np.isnan(out.eig_S).all()
+
+
+def test_factor_fields_only_when_asked_and_concat_of_one_part() -> None:
+    rng = np.random.default_rng(15)
+    Q, K = rng.standard_normal((2, 2, 2, 7))
+    sp = gram.layer_spectra(Q, K, np.arange(2))
+    assert sp.Q_red is None and sp.K_red is None
+    assert gram.LayerSpectra.failed(2, 2, "x").Q_red is None
+    kept = gram.layer_spectra(Q, K, np.arange(2), keep_factors=True)
+    assert kept.Q_red is not None and kept.Q_red.shape == (2, 2, 4)
+    one = gram.LayerSpectra.concat([kept])
+    np.testing.assert_array_equal(one.eig_S, kept.eig_S)
+    assert one.Q_red is not None and one.error == kept.error
+
+
+def test_layer_shapes_and_kv_index_are_checked() -> None:
+    rng = np.random.default_rng(16)
+    Q, K = rng.standard_normal((3, 2, 6)), rng.standard_normal((2, 2, 6))
+    with pytest.raises(qk.ShapeError, match="layer weights must be"):
+        gram.layer_spectra(Q, K[0], np.zeros(3, dtype=int))
+    with pytest.raises(qk.ShapeError, match="layer weights must be"):
+        gram.layer_spectra(Q[0], K, np.zeros(1, dtype=int))
+    for bad in ([0, -1, 1], [0, 2, 1]):
+        with pytest.raises(qk.ShapeError, match=r"kv_index must lie in \[0, 2\)"):
+            gram.layer_spectra(Q, K, np.array(bad))
+    with pytest.raises(qk.ShapeError, match="must both have shape"):
+        gram.head_spectra(Q[:2], K[:1])
+
+
+def test_pivot_rule_of_the_fallback() -> None:
+    """The documented rule: Cholesky unless the smallest squared pivot is at most
+    ``PIVOT_LIMIT * max diag(G)`` (or there is no Cholesky factor)."""
+    from qkforms.gram import _cholesky
+
+    passes = np.diag([4.0, 1e3 * PIVOT_LIMIT])  # squared pivots 4 and 1e-5 > 4e-8
+    falls = np.diag([4.0, PIVOT_LIMIT])  # 1e-8 <= 4e-8 (also below PIVOT_LIMIT / 4)
+    indefinite = -np.eye(2)
+    F, ok = _cholesky(np.stack([passes, falls, indefinite, np.eye(2)]))
+    assert ok.tolist() == [True, False, False, True]
+    np.testing.assert_allclose(F[3], np.eye(2))  # heads factored one by one keep theirs
+    F0, ok0 = _cholesky(np.zeros((0, 2, 2)))
+    assert F0.shape == (0, 2, 2) and ok0.shape == (0,)

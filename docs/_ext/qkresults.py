@@ -174,7 +174,7 @@ def generate(app: Any) -> None:
             lines += ["Uses: " + ", ".join(f"[`{u}`]({u}.md)" for u in uses), ""]
         lines += ["## Lean", ""]
         if not r.lean_file:
-            lines += ["Not formalized in Lean (Python checks only; see THEORY §10).", ""]
+            lines += ["Not formalized in Lean (Python checks only; see docs/theory.md §14).", ""]
         else:
             lines += [f"File: `{r.lean_file}`", ""]
             if not r.lean:

@@ -41,7 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from qkforms.errors import OutputError, UnsafePathError
+from qkforms.errors import OutputError, ParameterError, UnsafePathError
 
 __all__ = [
     "TMP_MARK",
@@ -170,7 +170,7 @@ def open_regular(path: str | os.PathLike[str], mode: str = "rb", *,
     True
     """
     if mode not in ("rb", "r"):
-        raise ValueError(f"open_regular reads only ('rb' or 'r'), got mode {mode!r}")
+        raise ParameterError(f"open_regular reads only ('rb' or 'r'), got mode {mode!r}")
     fd = os.open(path, os.O_RDONLY | _O_CLOEXEC | _O_NONBLOCK)
     try:
         st = os.fstat(fd)

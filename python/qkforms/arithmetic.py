@@ -1,6 +1,6 @@
 """Number backends for the formulas of the profile, the pairing score and Θ.
 
-The formulas of Definition 6 (profile), THEORY §3 (pairing score, lobe ratio) and
+The formulas of Definition 6 (profile), docs/theory.md §4 (pairing score, lobe ratio) and
 Proposition 4 (distance to Θ) are written once, in :mod:`qkforms.profile`,
 :mod:`qkforms.pairing` and :mod:`qkforms.theta`, against the small interface
 :class:`Arithmetic`: ordinary operators (``+ - * /``) on arrays plus the few

@@ -19,9 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from qkforms._validate import as_float_array
-from qkforms.errors import ZeroFormError
-from qkforms.profile import Profile
+from qkforms.errors import ParameterError, ShapeError, ZeroFormError, format_value
+from qkforms.profile import Profile, profile_points
 from qkforms.tolerances import SPECTRAL_TYPE_RADIUS
 
 __all__ = [
@@ -46,7 +45,7 @@ _VERTEX_MEANING = {
     "d": "L is symmetric negative semidefinite",
 }
 
-#: Names of the three spectral-type rules of THEORY §7.5 (kept distinct).
+#: Names of the three spectral-type rules of docs/theory.md §12.5 (kept distinct).
 SPECTRAL_TYPE_RULES = ("radius", "imbalance", "kmeans")
 
 
@@ -79,9 +78,10 @@ class FaceInfo:
 
 
 def _coords(p: Profile | ArrayLike) -> NDArray[np.float64]:
-    arr = as_float_array(tuple(p), "p", finite=False)
+    arr = profile_points(p)
     if arr.shape != (4,):
-        raise ValueError(f"a profile point has 4 coordinates, got shape {arr.shape}")
+        raise ShapeError(f"classify_profile takes one point (4 coordinates), got shape "
+                         f"{arr.shape}")
     return arr
 
 
@@ -108,7 +108,8 @@ def classify_profile(p: Profile | ArrayLike, *, tol: float = 0.0) -> FaceInfo:
     """
     x = _coords(p)
     if np.any(x < -tol) or abs(float(x.sum()) - 1.0) > max(tol, 1e-12) * 4:
-        raise ValueError(f"{tuple(x)} is not a point of the 3-simplex (within tol={tol})")
+        raise ParameterError(f"{format_value(tuple(x))} is not a point of the 3-simplex "
+                             f"(within tol={format_value(tol)})")
     zero = tuple(n for n, v in zip(_NAMES, x, strict=True) if abs(v) <= tol)
     vertex = next((n for n, v in zip(_NAMES, x, strict=True) if abs(v - 1.0) <= tol), None)
     facts = [_ZERO_MEANING[n] for n in zero]
@@ -127,16 +128,10 @@ def classify_profile(p: Profile | ArrayLike, *, tol: float = 0.0) -> FaceInfo:
     )
 
 
-def _as_array(p: Profile | ArrayLike) -> NDArray[np.float64]:
-    if isinstance(p, Profile):
-        return np.stack([as_float_array(v, "p", finite=False) for v in p], axis=-1)
-    return as_float_array(p, "p", finite=False)
-
-
 def spectral_type(
     p: Profile | ArrayLike, *, radius: float = SPECTRAL_TYPE_RADIUS
 ) -> str | NDArray[np.str_]:
-    """Spectral type by the ``radius`` rule of THEORY §7.5.
+    """Spectral type by the ``radius`` rule of ``docs/theory.md`` §12.5.
 
     With the symmetric profile ``(b_S, c_S, d_S)``: Type ``"II"`` if
     ``c_S + d_S <= radius``; otherwise ``"I+"`` if ``c > d`` and ``"I-"`` if
@@ -156,7 +151,7 @@ def spectral_type(
     >>> spectral_type([[0.5, 0.3, 0.05, 0.15], [0.0, 0.5, 0.25, 0.25]]).tolist()
     ['I-', 'I-']
     """
-    arr = _as_array(p)
+    arr = profile_points(p, finite=False)
     b, c, d = arr[..., 1], arr[..., 2], arr[..., 3]
     s = b + c + d
     if np.any(s <= 0):
@@ -168,7 +163,7 @@ def spectral_type(
 def spectral_type_imbalance(
     p: Profile | ArrayLike, *, threshold: float = 0.2, min_mass: float = 0.01
 ) -> str | NDArray[np.str_]:
-    """Spectral type by the ``imbalance`` rule of THEORY §7.5 (interactive plots).
+    """Spectral type by the ``imbalance`` rule of ``docs/theory.md`` §12.5 (interactive plots).
 
     ``imb = (c - d)/(c + d)`` on the full profile: ``"I+"`` if ``imb > threshold`` and
     ``c + d > min_mass``; ``"I-"`` if ``imb < -threshold`` and ``c + d > min_mass``;
@@ -180,7 +175,7 @@ def spectral_type_imbalance(
     >>> spectral_type_imbalance((0.5, 0.3, 0.15, 0.05)), spectral_type_imbalance((0.5, 0.5, 0, 0))
     ('I+', 'II')
     """
-    arr = _as_array(p)
+    arr = profile_points(p, finite=False)
     c, d = arr[..., 2], arr[..., 3]
     mass = c + d
     with np.errstate(divide="ignore", invalid="ignore"):

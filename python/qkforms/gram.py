@@ -105,8 +105,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from qkforms._validate import as_float_array
-from qkforms.errors import ShapeError
-from qkforms.parts import Energies, energies_from_norm_and_trace
+from qkforms.errors import ParameterError, ShapeError, format_value
+from qkforms.parts import FloatEnergies, energies_from_norm_and_trace
 from qkforms.tolerances import PIVOT_LIMIT
 
 __all__ = [
@@ -197,7 +197,8 @@ class LayerSpectra:
                 for k, w in cls.widths().items()}
         facs = {k: np.full((h, n, 2 * n), np.nan) if keep_factors else None
                 for k in cls.factor_fields()}
-        return cls(ok=np.zeros(h, dtype=bool), error=[reason] * h, **nums, **facs)
+        # the fields are filled by name from the dataclass's own field list (widths())
+        return cls(ok=np.zeros(h, dtype=bool), error=[reason] * h, **nums, **facs)  # type: ignore[arg-type]
 
     def scaled(self, s_Q: ArrayLike, s_K: ArrayLike) -> LayerSpectra:
         """The spectra of the heads ``(s_Q[h] W_Q[h], s_K[h] W_K[h])`` from these.
@@ -385,7 +386,7 @@ def layer_gram(W_Q: Array, W_K: Array, kv_index: ArrayLike) -> Array:
     return G
 
 
-def gram_energies(G: Array, n: int) -> Energies:
+def gram_energies(G: Array, n: int) -> FloatEnergies:
     """Lemma 5 energies of ``L = W_K^T W_Q`` from the blocks of ``G``; batched (Claim 2.5).
 
     Examples
@@ -503,7 +504,8 @@ def spectra_from_factor(F: Array, n: int, *, want: Collection[str] = SPECTRA) ->
     """
     unknown = set(want) - set(SPECTRA)
     if unknown:
-        raise ValueError(f"unknown spectra {sorted(unknown)}; choose from {SPECTRA}")
+        raise ParameterError(
+            f"unknown spectra {format_value(sorted(unknown))}; choose from {format_value(SPECTRA)}")
     At = np.swapaxes(F[:, :n, :n], 1, 2)
     X = np.matmul(At, F[:, n:, :n])  # A^T B
     Y = np.matmul(At, F[:, n:, n:])  # A^T C
@@ -552,7 +554,7 @@ def layer_spectra(
     want: Collection[str] = SPECTRA,
     degenerate: Literal["fail", "keep"] = "fail",
 ) -> LayerSpectra:
-    """Spectra of every query head of a layer (batched Gram route, THEORY §7.2-7.3).
+    """Spectra of every query head of a layer (batched Gram route, ``docs/theory.md`` §12.2, §12.3).
 
     Parameters
     ----------
@@ -592,7 +594,7 @@ def layer_spectra(
     kv = np.asarray(kv_index, dtype=np.int64)
     n_q, _, n, _ = _check_layer(W_Q, W_K, kv)
     G = layer_gram(W_Q, W_K, kv)
-    ok = np.isfinite(G).all(axis=(1, 2))
+    ok = np.asarray(np.isfinite(G).all(axis=(1, 2)), dtype=bool)
     error: list[str | None] = [
         None if good else "non-finite values (NaN or inf) in W_Q or W_K" for good in ok
     ]

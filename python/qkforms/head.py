@@ -1,7 +1,7 @@
 """Attention heads as bilinear forms: the exact reduction and the Gram route (Lemma 10).
 
 A head has query and key maps ``W_Q, W_K`` of shape ``(n, N)`` (output x input) and
-score form ``L = W_K^T W_Q`` (key-side argument first, THEORY §0). With the stacked
+score form ``L = W_K^T W_Q`` (key-side argument first, ``docs/theory.md`` §1). With the stacked
 matrix ``M = [W_K; W_Q]`` (2n x N), Gram matrix ``G = M M^T`` and
 ``J = [[0, I], [I, 0]]``, Lemma 10 gives ``S = M^T J M / 2``, and the nonzero
 spectrum of ``S`` equals that of ``J G / 2`` (2n x 2n). Nothing here forms an N x N
@@ -30,7 +30,7 @@ from qkforms.gram import (
     stacked_rank,
     unit_scale,
 )
-from qkforms.parts import Energies
+from qkforms.parts import Energies, FloatEnergies
 from qkforms.profile import Profile, profile_from_eigenvalues
 from qkforms.signature import Signature, count_signs
 from qkforms.tolerances import REDUCED_TOL
@@ -85,7 +85,7 @@ def gram_spectrum(W_Q: ArrayLike, W_K: ArrayLike) -> NDArray[np.float64]:
 
 
 class Reduced(NamedTuple):
-    """The exact 2n x 2n representative of a head (THEORY §7.2).
+    """The exact 2n x 2n representative of a head (``docs/theory.md`` §12.2).
 
     ``L = basis^T-conjugate``: ``form == K_red.T @ Q_red == basis.T @ L_full @ basis``.
     """
@@ -126,7 +126,7 @@ def reduce_heads(W_Q: ArrayLike, W_K: ArrayLike) -> Reduced:
     return Reduced(form=form, basis=basis, Q_red=Q_red, K_red=K_red)
 
 
-def head_energies(W_Q: ArrayLike, W_K: ArrayLike) -> Energies:
+def head_energies(W_Q: ArrayLike, W_K: ArrayLike) -> FloatEnergies:
     """Lemma 5 energies of ``L = W_K^T W_Q`` from n x n Gram blocks; batched.
 
     ``|L|^2 = <W_K W_K^T, W_Q W_Q^T>_F`` and ``tr L^2 = tr((W_Q W_K^T)^2)``; then
@@ -159,7 +159,7 @@ class Head:
         Query and key projections (output x input), any real dtype; stored as float64.
     b_Q, b_K : array_like, shape (n,), optional
         Query and key biases (used only by :meth:`homogenized_form`; the survey's
-        form is the bilinear part, THEORY §7.2).
+        form is the bilinear part, ``docs/theory.md`` §12.2).
 
     Examples
     --------
@@ -229,7 +229,7 @@ class Head:
         return gram_spectrum(self.W_Q / sq, self.W_K / sk)
 
     @cached_property
-    def _unit_energies(self) -> Energies:
+    def _unit_energies(self) -> FloatEnergies:
         sq, sk = self._scales
         return head_energies(self.W_Q / sq, self.W_K / sk)
 
@@ -245,7 +245,7 @@ class Head:
         """
         return self._spectrum.copy()
 
-    def energies(self) -> Energies:
+    def energies(self) -> FloatEnergies:
         """Lemma 5 energies of ``L`` (see :func:`qkforms.head.head_energies`)."""
         sq, sk = self._scales
         f = (sq * sk) ** 2

@@ -1,4 +1,4 @@
-"""Pairing score, lobe ratio and the Lemma 2 bound (THEORY §3, §7.3).
+"""Pairing score, lobe ratio and the Lemma 2 bound (``docs/theory.md`` §4, §12.3).
 
 For symmetric ``S != 0`` with padded lobes ``alpha`` (positive eigenvalues) and
 ``beta`` (absolute values of the negative eigenvalues), the pairing score is
@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from qkforms._validate import as_float_array
 from qkforms.arithmetic import FLOAT64, Arithmetic
-from qkforms.errors import ZeroFormError
+from qkforms.errors import ParameterError, ZeroFormError, format_value
 from qkforms.profile import lobes
 
 __all__ = [
@@ -151,7 +151,7 @@ def pairing_bound(rho: ArrayLike) -> float | NDArray[np.float64]:
     """
     r = as_float_array(rho, "rho", finite=False)
     if np.any(r < 0) or np.any(np.isnan(r)):
-        raise ValueError("rho must be >= 0")
+        raise ParameterError(f"rho must be >= 0, got rho = {format_value(rho)}")
     finite = np.isfinite(r)
     rr = np.where(finite, r, 0.0)
     val = np.where(finite, 1.0 - np.abs(1.0 - rr) / np.sqrt(1.0 + rr**2), 0.0)
@@ -176,7 +176,7 @@ def pairing_gap(eigvals: ArrayLike) -> float | NDArray[np.float64]:
 
 
 def lobe_departure(eigvals: ArrayLike) -> float | NDArray[np.float64]:
-    """Return ``|beta - rho alpha| / |beta|`` (0 iff proportional lobes; THEORY §7.3).
+    """Return ``|beta - rho alpha| / |beta|`` (0 iff proportional lobes; ``docs/theory.md`` §4).
 
     Undefined (``nan``) when there is no negative eigenvalue.
 

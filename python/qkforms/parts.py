@@ -7,7 +7,7 @@ all norms Frobenius. Functions accept stacks of matrices (leading axes are batch
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, Generic, NamedTuple, TypeAlias, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -59,16 +59,29 @@ def parts(L: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     return 0.5 * (arr + tr), 0.5 * (arr - tr)
 
 
-class Energies(NamedTuple):
-    """Squared Frobenius norms of ``L``, ``S``, ``T`` and the trace of ``L^2``."""
-
-    norm_sq: float | NDArray[np.float64]
-    sym_sq: float | NDArray[np.float64]
-    skew_sq: float | NDArray[np.float64]
-    trace_sq: float | NDArray[np.float64]
+#: The number type of the fields of :class:`Energies`.
+E = TypeVar("E")
 
 
-def energies_from_norm_and_trace(norm_sq: Any, trace_sq: Any) -> Energies:
+class Energies(NamedTuple, Generic[E]):
+    """Squared Frobenius norms of ``L``, ``S``, ``T`` and the trace of ``L^2``.
+
+    Generic over the number type: floats (one matrix) or arrays (a stack) in the float
+    core (:data:`FloatEnergies`), Fractions in :mod:`qkforms.exact`, balls in the
+    certified enclosures.
+    """
+
+    norm_sq: E
+    sym_sq: E
+    skew_sq: E
+    trace_sq: E
+
+
+#: Energies of the float core: floats for one matrix, arrays over the leading axes.
+FloatEnergies: TypeAlias = Energies[float | NDArray[np.float64]]
+
+
+def energies_from_norm_and_trace(norm_sq: Any, trace_sq: Any) -> Energies[Any]:
     """Lemma 5: ``Energies`` from ``|L|^2`` and ``tr(L^2)``; generic over the number type.
 
     ``|S|^2 = (|L|^2 + tr L^2)/2`` and ``|T|^2 = (|L|^2 - tr L^2)/2`` (division by 2 is
@@ -82,10 +95,11 @@ def energies_from_norm_and_trace(norm_sq: Any, trace_sq: Any) -> Energies:
     >>> [str(v) for v in energies_from_norm_and_trace(Fraction(14), Fraction(10))]
     ['14', '12', '2', '10']
     """
+    # generic over the number backend (float, ndarray, Fraction, ball): typed Any
     return Energies(norm_sq, (norm_sq + trace_sq) / 2, (norm_sq - trace_sq) / 2, trace_sq)
 
 
-def energies(L: ArrayLike) -> Energies:
+def energies(L: ArrayLike) -> FloatEnergies:
     """Return ``Energies(norm_sq, sym_sq, skew_sq, trace_sq)`` of ``L`` (Lemma 5).
 
     ``norm_sq = |L|^2`` (sum of squared entries), ``sym_sq = |S|^2``,

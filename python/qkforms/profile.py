@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from qkforms._validate import as_float_array, as_square
 from qkforms.arithmetic import FLOAT64, Arithmetic
-from qkforms.errors import ZeroFormError
+from qkforms.errors import ShapeError, ZeroFormError
 from qkforms.parts import parts
 
 __all__ = [
@@ -49,7 +49,7 @@ def lobes(eigvals: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]
 
     ``alpha`` is the decreasing sort of ``max(lam, 0)`` and ``beta`` that of
     ``max(-lam, 0)`` over all given eigenvalues, so both have the length of the
-    input (zero padding is automatic, as in the Lean encoding of THEORY §4).
+    input (zero padding is automatic, as in the Lean encoding of ``docs/theory.md`` §5.1).
 
     Parameters
     ----------
@@ -164,7 +164,7 @@ def profile_from_eigenvalues(
 def profile(L: ArrayLike) -> Profile:
     """Return the profile ``(a, b, c, d)`` of a nonzero square matrix (Definition 6).
 
-    Properties (THEORY §4): nonnegative with sum 1; invariant under positive
+    Properties (``docs/theory.md`` §5): nonnegative with sum 1; invariant under positive
     scaling, transposition, orthogonal conjugation ``U^T L U`` and exact reduction;
     ``profile(-L)`` swaps ``c`` and ``d``.
 
@@ -204,6 +204,37 @@ def profile(L: ArrayLike) -> Profile:
     )
 
 
+def profile_points(p: Profile | ArrayLike, name: str = "p", *,
+                   finite: bool = True) -> NDArray[np.float64]:
+    """Profile point(s) as a float64 array of shape ``(..., 4)`` (the one input rule).
+
+    A :class:`Profile` (of floats or of arrays) is stacked along the last axis as it
+    is (survey rows of failed heads carry NaN); anything else must be real numbers with
+    last axis 4, and finite unless ``finite=False``.
+
+    Raises
+    ------
+    ShapeError
+        If the last axis is not 4.
+    NotRealError, NonFiniteError
+        For input that is not a finite real array (see ``qkforms._validate``).
+
+    Examples
+    --------
+    >>> profile_points(Profile(0.5, 0.5, 0.0, 0.0)).tolist()
+    [0.5, 0.5, 0.0, 0.0]
+    >>> profile_points([[1, 0, 0, 0], [0, 1, 0, 0]]).shape
+    (2, 4)
+    """
+    if isinstance(p, Profile):
+        arr = np.stack([as_float_array(x, name, finite=False) for x in p], axis=-1)
+    else:
+        arr = as_float_array(p, name, min_ndim=1, finite=finite)
+    if arr.ndim == 0 or arr.shape[-1] != 4:
+        raise ShapeError(f"a profile point has 4 coordinates, got shape {arr.shape}")
+    return arr
+
+
 def symmetric_profile(p: Profile | ArrayLike) -> tuple[float, float, float]:
     """Return the symmetric profile ``(b_S, c_S, d_S) = (b, c, d)/(1 - a)`` (Lemma 4).
 
@@ -225,9 +256,7 @@ def symmetric_profile(p: Profile | ArrayLike) -> tuple[float, float, float]:
     >>> symmetric_profile(Profile(0.5, 0.4, 0.1, 0.0))
     (0.8, 0.2, 0.0)
     """
-    arr = np.stack([as_float_array(x, "p", finite=False) for x in p], axis=-1) if isinstance(
-        p, Profile
-    ) else as_float_array(p, "p", min_ndim=1)
+    arr = profile_points(p)
     b, c, d = arr[..., 1], arr[..., 2], arr[..., 3]
     s = b + c + d
     if np.any(s <= 0):

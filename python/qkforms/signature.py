@@ -1,6 +1,6 @@
 """Signature ``(n_+, n_-, n_0)`` of a symmetric form, counted with a relative zero threshold.
 
-THEORY §3: an eigenvalue ``lam`` counts as zero when ``|lam| <= tol * max|lam|``.
+``docs/theory.md`` §3.1: an eigenvalue ``lam`` counts as zero when ``|lam| <= tol * max|lam|``.
 Defaults (:mod:`qkforms.tolerances`): ``DENSE_TOL`` for dense N x N spectra
 (:func:`signature`), ``REDUCED_TOL`` for the reduced 2n x 2n spectra of heads
 (:meth:`qkforms.Head.signature`). For an
@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from qkforms._validate import as_float_array
+from qkforms.errors import ParameterError, format_value
 from qkforms.parts import parts
 from qkforms.tolerances import DENSE_TOL, REDUCED_TOL
 
@@ -55,7 +56,7 @@ def count_signs(eigvals: ArrayLike, *, tol: float = DENSE_TOL) -> Signature:
     """
     lam = as_float_array(eigvals, "eigvals", min_ndim=1)
     if tol < 0:
-        raise ValueError(f"tol must be >= 0, got {tol}")
+        raise ParameterError(f"tol must be >= 0, got {format_value(tol)}")
     scale = np.max(np.abs(lam), axis=-1, keepdims=True) if lam.shape[-1] else np.zeros(1)
     cut = tol * scale
     pos = np.sum(lam > cut, axis=-1)

@@ -7,8 +7,9 @@ of two segments, from the vertex ``c = 1`` to ``M = (1/2, 1/2, 0, 0)`` and from 
 the vertex ``d = 1``; :func:`theta_distance` projects onto them in closed form.
 
 Two rho-parametrizations of Theta are used by the survey and are kept apart
-(THEORY §4, AMBIGUITY): :func:`theta_p` (the point of Theta over the Theorem 5 limit)
-and :func:`theta_L` (the exact profile of a form with ``a = b`` and proportional lobes).
+(``docs/theory.md`` §7.1; the paper uses both): :func:`theta_p` (the point of Theta over
+the Theorem 5 limit) and :func:`theta_L` (the exact profile of a form with ``a = b`` and
+proportional lobes).
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from qkforms._validate import as_float_array
 from qkforms.arithmetic import FLOAT64, Arithmetic
-from qkforms.profile import Profile
+from qkforms.errors import ParameterError, format_value
+from qkforms.profile import Profile, profile_points
 
 __all__ = [
     "THETA_SEGMENTS",
@@ -66,7 +68,7 @@ def theta(t: ArrayLike) -> Profile:
     """
     tt = as_float_array(t, "t", finite=False)
     if np.any(np.abs(tt) > 1) or np.any(np.isnan(tt)):
-        raise ValueError("theta(t) needs -1 <= t <= 1")
+        raise ParameterError(f"theta(t) needs -1 <= t <= 1, got t = {format_value(t)}")
     h = (1.0 - tt**2) / 2.0
     return _profile_of(np.stack([h, h, np.maximum(tt, 0.0) ** 2, np.maximum(-tt, 0.0) ** 2], -1))
 
@@ -74,7 +76,8 @@ def theta(t: ArrayLike) -> Profile:
 def _rho_family(rho: ArrayLike, ab_weight: float, denom: str) -> Profile:
     r = as_float_array(rho, "rho", finite=False)
     if np.any(r < 0) or np.any(np.isnan(r)):
-        raise ValueError("rho must be >= 0 (rho = inf is allowed)")
+        raise ParameterError(
+            f"rho must be >= 0 (rho = inf is allowed), got rho = {format_value(rho)}")
     inf = np.isinf(r)
     rr = np.where(inf, 0.0, r)
     den = 1.0 + rr**2 if denom == "p" else (1.0 + rr) ** 2
@@ -151,15 +154,6 @@ def _norm(v: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.hypot.reduce(v, axis=-1)
 
 
-def _as_points(p: Profile | ArrayLike) -> NDArray[np.float64]:
-    if isinstance(p, Profile):
-        return np.stack([as_float_array(x, "p", finite=False) for x in p], axis=-1)
-    arr = as_float_array(p, "p", min_ndim=1)
-    if arr.shape[-1] != 4:
-        raise ValueError(f"a profile point has 4 coordinates, got shape {arr.shape}")
-    return arr
-
-
 def segment_projections(x: Any, ops: Arithmetic = FLOAT64) -> list[tuple[Any, Any, Any]]:
     """Clamped orthogonal projections of points onto the two segments of Theta.
 
@@ -234,25 +228,16 @@ def theta_projection(p: Profile | ArrayLike) -> tuple[NDArray[np.float64], NDArr
     >>> q.round(12).tolist(), round(float(t), 12)
     ([0.4, 0.4, 0.2, 0.0], 0.4472135955)
     """
-    x = _as_points(p)
-    best = None
-    best_d = None
-    best_s = None
+    x = profile_points(p)
     with np.errstate(over="ignore"):
-        projections = segment_projections(x)
-    for k, (s, q, _sq) in enumerate(projections):
-        dist = _norm(x - q)  # hypot: the squared distance overflows beyond ~1e154
-        # parameter: on segment 0, c = 1 - s (t = sqrt(c) >= 0);
-        # on segment 1, d = s (t = -sqrt(d) <= 0)
-        t = np.sqrt(1.0 - s) if k == 0 else -np.sqrt(s)
-        if best is None:
-            best, best_d, best_s = q, dist, t
-        else:
-            take = dist < best_d
-            best = np.where(take[..., None], q, best)
-            best_d = np.where(take, dist, best_d)
-            best_s = np.where(take, t, best_s)
-    return best, best_s
+        (s0, q0, _), (s1, q1, _) = segment_projections(x)
+    d0, d1 = _norm(x - q0), _norm(x - q1)  # hypot: the squared distance overflows ~1e154
+    # parameter: on segment 0, c = 1 - s (t = sqrt(c) >= 0); on segment 1, d = s
+    # (t = -sqrt(d) <= 0); the first segment wins a tie
+    take = d1 < d0
+    best: NDArray[np.float64] = np.where(take[..., None], q1, q0)
+    best_t: NDArray[np.float64] = np.where(take, -np.sqrt(s1), np.sqrt(1.0 - s0))
+    return best, best_t
 
 
 def theta_distance(p: Profile | ArrayLike) -> float | NDArray[np.float64]:
@@ -273,7 +258,7 @@ def theta_distance(p: Profile | ArrayLike) -> float | NDArray[np.float64]:
     >>> round(theta_distance([0.0, 1.0, 0.0, 0.0]), 12)  # vertex b = 1 to M
     0.707106781187
     """
-    x = _as_points(p)
+    x = profile_points(p)
     with np.errstate(over="ignore"):
         dist = np.asarray(theta_distance_of_point(x), dtype=np.float64)
         over = ~np.isfinite(dist)

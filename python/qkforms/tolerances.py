@@ -4,16 +4,17 @@
 name                       value      meaning
 =========================  =========  ==========================================================
 ``DENSE_TOL``              ``1e-7``   zero eigenvalue of a dense N x N spectrum:
-                                      ``|lam| <= tol * max|lam|`` (THEORY §3)
-``REDUCED_TOL``            ``1e-9``   the same on the reduced 2n spectrum of a head (THEORY §7.3):
-                                      ``Head.signature``, the survey's ``n_pos/n_neg/n_zero``,
-                                      the spectral samples of the statistics
+                                      ``|lam| <= tol * max|lam|`` (docs/theory.md §3.1)
+``REDUCED_TOL``            ``1e-9``   the same on the reduced 2n spectrum of a head
+                                      (docs/theory.md §12.3): ``Head.signature``, the
+                                      survey's ``n_pos/n_neg/n_zero``, the spectral samples
+                                      of the statistics
 ``PIVOT_LIMIT``            ``1e-8``   the Gram engine's one fallback rule (:mod:`qkforms.gram`):
                                       a head whose smallest squared Cholesky pivot is at most
                                       this times the largest diagonal entry of ``G`` (or has
                                       no Cholesky factor) is factored by Householder QR
 ``SPECTRAL_TYPE_RADIUS``   ``0.02``   radius of the Type II neighbourhood, ``c_S + d_S <= r``
-                                      (THEORY §7.5)
+                                      (docs/theory.md §12.5)
 ``NEAR_THETA``             ``0.05``   a head is "near Θ" when ``theta_dist <= NEAR_THETA``
                                       (survey summary, observation tables; with
                                       ``--certify`` only when ``theta_dist_hi`` is)
@@ -40,15 +41,15 @@ __all__ = [
     "thresholds",
 ]
 
-#: Relative zero threshold for full N x N spectra (THEORY §3, "numerical version").
+#: Relative zero threshold for full N x N spectra (docs/theory.md §3.1).
 DENSE_TOL = 1e-7
-#: Relative zero threshold for reduced 2n x 2n head spectra (THEORY §7.3).
+#: Relative zero threshold for reduced 2n x 2n head spectra (docs/theory.md §12.3).
 REDUCED_TOL = 1e-9
 #: Smallest squared Cholesky pivot, relative to the largest diagonal entry of ``G``, below
 #: which a head is factored through QR instead (pivots bound the smallest eigenvalue of
 #: ``G`` from above, so this catches every head with ``cond(G) > 1/PIVOT_LIMIT``).
 PIVOT_LIMIT = 1e-8
-#: Radius of the Type II neighbourhood of the symmetric profile (THEORY §7.5).
+#: Radius of the Type II neighbourhood of the symmetric profile (docs/theory.md §12.5).
 SPECTRAL_TYPE_RADIUS = 0.02
 #: Distance to Θ below which a head counts as near Θ (a reporting threshold: it does not
 #: change any number of heads.parquet, so it is not among :func:`thresholds`).

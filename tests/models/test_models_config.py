@@ -1,4 +1,4 @@
-"""Config parsing for the surveyed model families (THEORY §11) and RoPE settings.
+"""Config parsing for the surveyed model families (docs/theory.md §15) and RoPE settings.
 
 The configs below carry only the fields the loader reads, with the field names each
 family's ``config.json`` uses (GPT-2 ``n_embd``/``n_head``/``n_layer``; BLOOM ``n_head``/

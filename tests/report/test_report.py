@@ -90,7 +90,7 @@ def test_face_view_and_theorem5_curve(report_dir) -> None:
     c = np.stack([curve["a"], curve["b"], curve["c"]], axis=1)
     assert np.allclose(c.sum(axis=1), 1.0) and np.allclose(c[:, 1] * c[:, 2], 0.0)
     assert np.allclose(c[0], [0, 1, 0]) and np.allclose(c[-1], [0, 0, 1])
-    for rho in (0.25, 0.5, 0.9, 2.0):  # the worked examples of THEORY §4 are on the curve
+    for rho in (0.25, 0.5, 0.9, 2.0):  # the worked examples of docs/theory.md §8 are on the curve
         lim = np.asarray(accumulation_limit(rho))[1:]
         assert np.min(np.linalg.norm(c - lim, axis=1)) < 0.01
     dashed = next(t for t in fig["data"] if t["name"].startswith("empty edge"))

@@ -328,3 +328,15 @@ def test_semidefinite_heads_do_not_break_the_tables() -> None:
     assert hs["lambda_pos_best"][0] in ("gengamma", "lognormal")
     assert _row(out["proportional_lobes"], "edge")["lobe_departure_median"] == pytest.approx(
         np.nanmedian(np.asarray(hs["lobe_departure"], float)))
+
+
+def test_type_shares_are_the_counts_over_the_heads(tables) -> None:
+    """share_<type> = n_<type> / heads for every rule and radius (a flipped mask would
+    give 1 - share); the shares of a row add up to 1."""
+    for name in ("spectral_types", "spectral_types_sensitivity"):
+        for r in tables[name].rows():
+            total = sum(r[f"n_{ty}"] for ty in TYPES)
+            assert total > 0
+            for ty in TYPES:
+                assert r[f"share_{ty}"] == pytest.approx(r[f"n_{ty}"] / total), (name, r)
+            assert sum(r[f"share_{ty}"] for ty in TYPES) == pytest.approx(1.0)

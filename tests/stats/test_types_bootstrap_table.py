@@ -101,3 +101,101 @@ def test_table_round_trips() -> None:
     assert as_table(pa.table(t.to_dict())) == t
     text = t.to_csv_string().splitlines()
     assert text[0] == "model,x,k,flag,spec" and text[1] == "m,1.5,1,True,1.0 2.0"
+
+
+def test_resampling_draws_with_replacement_in_every_stratum() -> None:
+    """Each replicate is a draw *with replacement*: about 1 - 1/e of a stratum is distinct.
+
+    (A permutation — resampling without replacement — keeps every statistic fixed and
+    collapses every interval to a point.)
+    """
+    groups = np.repeat(["a", "b", "c"], [40, 60, 1])
+    for g in (groups, None):
+        idx = resample_index(g, groups.size, 400, rng_for(1, "with-replacement"))
+        strata = [np.arange(40), np.arange(40, 100)] if g is not None else [np.arange(101)]
+        for members in strata:
+            block = idx[:, members]
+            distinct = np.array([np.unique(row).size for row in block]) / members.size
+            assert 0.58 < distinct.mean() < 0.69  # 1 - (1 - 1/m)^m ~ 0.632
+            # every member is drawn about equally often (uniform within the stratum)
+            counts = np.bincount(block.ravel() - members[0], minlength=members.size)
+            assert counts.min() > 0.6 * counts.mean()
+        if g is not None:
+            assert np.all(idx[:, 100] == 100)  # a one-head stratum is always itself
+
+
+def test_pooled_intervals_have_width_and_cover() -> None:
+    """Stratified (pooled) intervals: positive width, and ~95 % coverage of the median."""
+    groups = np.repeat(["m1", "m2"], [50, 70])
+    est, lo, hi = median_ci(np.random.default_rng(5).normal(size=120), groups=groups,
+                            rng=rng_for(0, "pooled"), n_boot=300)
+    assert lo < est < hi and hi - lo > 0.1
+    est, lo, hi = share_ci(np.random.default_rng(6).random(120) < 0.3, groups=groups,
+                           rng=rng_for(0, "pooled-share"), n_boot=300)
+    assert lo < est < hi and hi - lo > 0.05
+    # coverage: both strata drawn from N(0, 1), so the pooled median's target is 0
+    rng = np.random.default_rng(7)
+    hits = 0
+    trials = 200
+    for t in range(trials):
+        x = rng.normal(size=120)
+        _, lo, hi = median_ci(x, groups=groups, rng=rng_for(t, "coverage"), n_boot=200)
+        hits += lo <= 0.0 <= hi
+    assert 0.85 <= hits / trials <= 1.0
+
+
+def test_intervals_are_the_central_95_percent_of_the_replicates() -> None:
+    """Each interval, recomputed from the same replicates: the 2.5 % and 97.5 % quantiles
+    (a 90 % interval, or the wrong replicate count, would differ), and the edge cases."""
+    from qkforms.stats.bootstrap import CI_LEVEL, cliffs_delta_ci, stat_ci
+
+    assert CI_LEVEL == 0.95
+    rng = np.random.default_rng(8)
+    x, y = rng.gamma(2.0, size=40), rng.gamma(3.0, size=30)
+    g = np.repeat(["p", "q"], 20)
+    q = [0.025, 0.975]
+
+    def replay(seed: str) -> np.random.Generator:
+        return rng_for(3, seed)
+
+    est, lo, hi = median_ci(x, groups=g, rng=replay("m"), n_boot=400)
+    idx = resample_index(g, x.size, 400, replay("m"))
+    assert (lo, hi) == pytest.approx(np.quantile(np.median(x[idx], axis=1), q), rel=1e-12)
+    est, lo, hi = ratio_of_medians_ci(x, y, rng=replay("r"), n_boot=300)
+    r = replay("r")
+    ia, ib = resample_index(None, x.size, 300, r), resample_index(None, y.size, 300, r)
+    reps = np.median(x[ia], axis=1) / np.median(y[ib], axis=1)
+    assert (lo, hi) == pytest.approx(np.quantile(reps, q), rel=1e-12)
+    est, lo, hi = cliffs_delta_ci(x, y, rng=replay("c"), n_boot=200)
+    r = replay("c")
+    ia, ib = resample_index(None, x.size, 200, r), resample_index(None, y.size, 200, r)
+    reps = np.array([cliffs_delta(x[ia[i]], y[ib[i]]) for i in range(200)])
+    assert est == cliffs_delta(x, y)
+    assert (lo, hi) == pytest.approx(np.quantile(reps, q), rel=1e-12)
+    # one replicate is an interval (n_boot = 1 is not "no bootstrap"); 0 is none
+    for f in (lambda n: median_ci(x, rng=replay("1"), n_boot=n),
+              lambda n: ratio_of_medians_ci(x, y, rng=replay("1"), n_boot=n),
+              lambda n: cliffs_delta_ci(x, y, rng=replay("1"), n_boot=n)):
+        assert np.isfinite(f(1)[1]) and np.isnan(f(0)[1])
+    # an empty sample on either side gives no estimate at all
+    empty = np.array([np.nan])
+    for e in (ratio_of_medians_ci(empty, y, rng=replay("e")),
+              ratio_of_medians_ci(x, empty, rng=replay("e")),
+              cliffs_delta_ci(empty, y, rng=replay("e")),
+              cliffs_delta_ci(x, empty, rng=replay("e")),
+              stat_ci(empty, lambda v: v.mean(axis=1), rng=replay("e"))):
+        assert all(np.isnan(v) for v in e)
+
+
+def test_kmeans_rule_on_few_rows_and_two_families() -> None:
+    spectra = _three_families(per=1)[:2]  # two heads: too few to cluster into three types
+    assert kmeans_types(spectra, seed=0).tolist() == ["II", "II"]
+    two = [s for i, s in enumerate(_three_families(seed=3)) if i < 15 or i >= 30]
+    assert best_k_silhouette(two) == 2  # k = 2 is among the candidates (2..6)
+
+
+def test_table_equality_needs_same_columns_and_length() -> None:
+    a = Table({"x": [1.0, 2.0]})
+    assert a != "x" and a != Table({"y": [1.0, 2.0]}) and a != Table({"x": [1.0]})
+    assert Table({"s": ["p", "q"]}) == Table({"s": ["p", "q"]})
+    assert Table({"s": ["p", "q"]}) != Table({"s": ["p", "r"]})

@@ -1,4 +1,4 @@
-"""RoPE relative forms (THEORY §7.4) against an independent rotary implementation."""
+"""RoPE relative forms (docs/theory.md §12.4) against an independent rotary implementation."""
 
 from __future__ import annotations
 

@@ -20,6 +20,7 @@ Examples
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -34,7 +35,7 @@ from qkforms.checks import (
     signature,
 )
 from qkforms.checks.result import METHODS, CheckResult
-from qkforms.errors import QKFormsError
+from qkforms.errors import ParameterError, QKFormsError
 from qkforms.registry import RESULTS, check_function_name
 
 _MODULES: tuple[ModuleType, ...] = (
@@ -47,6 +48,8 @@ def _resolve(result_id: str) -> Callable[..., CheckResult]:
     name = check_function_name(result_id)
     hits = [getattr(m, name) for m in _MODULES if hasattr(m, name)]
     if len(hits) != 1:
+        # error-contract: an invariant between the registry and the check modules, checked
+        # at import time; no user input reaches it (tests/test_registry.py covers it)
         raise ImportError(f"registered result {result_id!r} needs exactly one function "
                           f"{name} in qkforms.checks.*, found {len(hits)}")
     return hits[0]
@@ -63,6 +66,8 @@ __all__ = [  # the check names come from the registry
     "run_check",
     *(check_function_name(rid) for rid in CHECKS),
 ]
+
+_KEYWORD_KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 
 
 def run_check(result_id: str, seed: int = 0, **sizes: Any) -> CheckResult:
@@ -81,8 +86,8 @@ def run_check(result_id: str, seed: int = 0, **sizes: Any) -> CheckResult:
     ------
     QKFormsError
         For an unknown id.
-    TypeError
-        For a size the check does not accept.
+    ParameterError
+        For a size the check does not accept (the message lists the accepted ones).
 
     Examples
     --------
@@ -95,4 +100,12 @@ def run_check(result_id: str, seed: int = 0, **sizes: Any) -> CheckResult:
         raise QKFormsError(
             f"no registered check for id {result_id!r}; known ids: {', '.join(CHECKS)}"
         ) from None
+    params = inspect.signature(func).parameters.values()
+    accepted = [p.name for p in params if p.name != "seed" and p.kind in _KEYWORD_KINDS]
+    unknown = sorted(set(sizes) - set(accepted))
+    if unknown and not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        raise ParameterError(
+            f"check {result_id!r} accepts the sizes {', '.join(accepted) or '(none)'}; "
+            f"got unknown {', '.join(unknown)}"
+        )
     return func(seed=seed, **sizes)

@@ -16,6 +16,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from qkforms.errors import ParameterError
+
 __all__ = [
     "rand_fraction",
     "nonzero_fraction",
@@ -79,7 +81,7 @@ def sqrt_diff_le(A: Fraction, D: Fraction, c: Fraction) -> bool:
     False
     """
     if A < 0 or D < 0:
-        raise ValueError("square roots of negative numbers")
+        raise ParameterError(f"square roots of negative numbers: A = {A}, D = {D}")
     if c >= 0:
         if A <= D:
             return True

@@ -110,8 +110,8 @@ def check_lemma6(seed: int = 0, *, sizes: tuple[int, ...] = (64, 1024, 4096), ru
         rec.require(best == inner, f"sorted pairing not maximal for k={k}")
         u, v = Fraction(int(rng.integers(1, 5)), 3), Fraction(int(rng.integers(1, 5)), 2)
         r = u / v
-        alpha, beta = [v * a for a in y], [u * b for b in yp]
-        rec.require([b - r * a for a, b in zip(alpha, beta, strict=True)]
+        alpha_q, beta_q = [v * a for a in y], [u * b for b in yp]
+        rec.require([b - r * a for a, b in zip(alpha_q, beta_q, strict=True)]
                     == [u * (b - a) for a, b in zip(y, yp, strict=True)], "reduction to u = v = 1")
     rec.note("tolerance: 5 standard errors of the paired per-run drop")
     return rec.result()
@@ -220,22 +220,23 @@ def check_thm5(seed: int = 0, *, sizes: tuple[int, ...] = (64, 1024), runs: int 
             bad = _estimates_hold(alpha, beta, rho)
             rec.require(not bad, f"ρ = {rho}, n = {n}: estimates fail: {bad}")
     # Monte Carlo at rho = 1/2
-    rho = 0.5
-    lim = np.array([float(x) for x in limit_point(F(1, 2))])
+    r_mc = 0.5
+    lim_mc = np.array([float(x) for x in limit_point(F(1, 2))])
     X = rng.gamma(shape, size=(runs, sizes[-1]))
     Xp = rng.gamma(shape, size=(runs, sizes[-1]))
     dists = []
     for n in sizes:
-        eig = np.concatenate([X[:, :n], -rho * Xp[:, :n], np.zeros((runs, 7))], axis=1)
+        eig = np.concatenate([X[:, :n], -r_mc * Xp[:, :n], np.zeros((runs, 7))], axis=1)
         p = profile_from_eigenvalues(eig, np.sum(eig * eig, axis=1))
         pts = np.stack([p.a, p.b, p.c, p.d], axis=1)
-        dists.append(np.linalg.norm(pts - lim, axis=1))
-        alpha = -np.sort(-X[:, :n], axis=1)
-        beta = -np.sort(-rho * Xp[:, :n], axis=1)
-        delta = np.linalg.norm(beta - rho * alpha, axis=1) / np.linalg.norm(alpha, axis=1)
-        bound = (2 * delta * (1 + rho**2) + 2 * rho * (delta**2 + 2 * rho * delta)) / (1 + rho**2)
+        dists.append(np.linalg.norm(pts - lim_mc, axis=1))
+        a_mc = -np.sort(-X[:, :n], axis=1)
+        b_mc = -np.sort(-r_mc * Xp[:, :n], axis=1)
+        delta = np.linalg.norm(b_mc - r_mc * a_mc, axis=1) / np.linalg.norm(a_mc, axis=1)
+        bound = (2 * delta * (1 + r_mc**2) + 2 * r_mc * (delta**2 + 2 * r_mc * delta)) / (
+            1 + r_mc**2)
         rec.instance()
-        rec.require(bool(np.all(np.abs(p.b - lim[1]) <= bound + 1e-12)),
+        rec.require(bool(np.all(np.abs(p.b - lim_mc[1]) <= bound + 1e-12)),
                     f"n = {n}: |b - b*| exceeds the deterministic bound in some run")
     for i in range(len(sizes) - 1):
         rec.instance()

@@ -16,6 +16,7 @@ import numpy as np
 from qkforms import exact
 from qkforms.checks._tools import nonzero_fraction, rand_fraction
 from qkforms.checks.result import CheckResult, Recorder
+from qkforms.errors import ParameterError
 
 __all__ = ["check_lemma1", "check_prop1", "check_prop3"]
 
@@ -225,7 +226,8 @@ def check_prop3(seed: int = 0, *, N: int = 3, n: int = 4, ell: int = 4,
     rec = Recorder("prop3", "exact")
     root_n = Fraction(int(round(n ** 0.5)))
     if root_n * root_n != n:
-        raise ValueError("n must be a perfect square so that 1/sqrt(n) is rational")
+        raise ParameterError(
+            f"n must be a perfect square so that 1/sqrt(n) is rational, got n = {n}")
     one = Fraction(1)
     for _ in range(trials):
         Q, K, V = _mat(rng, n, N), _mat(rng, n, N), _mat(rng, N, N)

@@ -27,6 +27,7 @@ import numpy as np
 from qkforms import exact
 from qkforms.checks._tools import rand_fraction
 from qkforms.checks.result import CheckResult, Recorder
+from qkforms.exact.rational import MatrixLike
 
 __all__ = ["check_lemma5", "check_cor1", "check_cor2", "check_prop5", "mc_mean_ok"]
 
@@ -62,7 +63,7 @@ def check_lemma5(seed: int = 0, *, N: int = 5, trials: int = 12) -> CheckResult:
     """
     rng = np.random.default_rng(seed)
     rec = Recorder("lemma5", "exact")
-    mats = []
+    mats: list[MatrixLike] = []  # Fraction lists and flint matrices alike
     for t in range(trials):
         k = 1 + t % N
         mats.append([[rand_fraction(rng) for _ in range(k)] for _ in range(k)])
@@ -243,9 +244,9 @@ def check_cor2(seed: int = 0, *, n: int = 2, N: int = 2, samples: int = 4000) ->
     L = np.einsum("sra,srb->sab", WK, WQ)
     nsq = np.sum(L * L, axis=(1, 2))
     tr2 = np.einsum("sij,sji->s", L, L)
-    v = sK**2 * sQ**2
-    ok1, m1 = mc_mean_ok(nsq, n * N * N * v)
-    ok2, m2 = mc_mean_ok(tr2, n * N * v)
+    v_g = sK**2 * sQ**2
+    ok1, m1 = mc_mean_ok(nsq, n * N * N * v_g)
+    ok2, m2 = mc_mean_ok(tr2, n * N * v_g)
     rec.require(ok1, f"Gaussian E|L|^2: {m1}")
     rec.require(ok2, f"Gaussian E tr(L^2): {m2}")
     rec.note(f"Gaussian (n, N) = ({n}, {N}), {samples} draws: E|L|^2 {m1}; E tr L^2 {m2}")

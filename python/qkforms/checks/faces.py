@@ -117,7 +117,7 @@ def check_thm4_simplex(seed: int = 0, *, N: int = 5, trials: int = 8) -> CheckRe
         rec.require(sum(p) == 1, f"{desc}: coordinates sum to {sum(p)}")
         alpha, beta = _lobes(lam)
         for x, y in zip(alpha, beta, strict=True):
-            pos, neg = max(x - y, 0), max(y - x, 0)
+            pos, neg = max(x - y, Fraction(0)), max(y - x, Fraction(0))
             rec.require(x * x + y * y == 2 * x * y + pos * pos + neg * neg, f"{desc}: identity")
     return rec.result()
 

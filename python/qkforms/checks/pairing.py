@@ -173,9 +173,10 @@ def check_lemma8(seed: int = 0, *, m: int = 4, trials: int = 10) -> CheckResult:
         rec.require(iplus == minus and iminus == plus, f"{tag}: lobes not exchanged")
 
         def stats(p: list[Fraction], q: list[Fraction]) -> tuple[Fraction, Fraction, Fraction]:
-            return (sum(x * x for x in p) - sum(y * y for y in q),
-                    sum(x * y for x, y in zip(p, q, strict=True)),
-                    sum((x - y) ** 2 for x, y in zip(p, q, strict=True)))
+            zero = Fraction(0)
+            return (sum((x * x for x in p), zero) - sum((y * y for y in q), zero),
+                    sum((x * y for x, y in zip(p, q, strict=True)), zero),
+                    sum(((x - y) ** 2 for x, y in zip(p, q, strict=True)), zero))
 
         I0, C0, D0 = stats(plus, minus)
         I1, C1, D1 = stats(iplus, iminus)

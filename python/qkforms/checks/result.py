@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from qkforms.errors import ParameterError, format_value
+
 __all__ = ["CheckResult", "Recorder", "METHODS"]
 
 #: Allowed values of :attr:`CheckResult.method`.
@@ -64,7 +66,8 @@ class Recorder:
 
     def __init__(self, result_id: str, method: str) -> None:
         if method not in METHODS:
-            raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+            raise ParameterError(f"method must be one of {format_value(METHODS)}, "
+                                 f"got {format_value(method)}")
         self.id = result_id
         self.method = method
         self.instances = 0

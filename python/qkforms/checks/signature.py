@@ -180,7 +180,7 @@ def check_thm3(seed: int = 0, *, n: int = 3, N: int = 9, trials: int = 6,
     for kind in ("equal", "shared_row", "narrow"):
         nn = n
         NN = 2 * nn - 1 if kind == "narrow" else max(N, 2 * nn)
-        W_Q, W_K = exact.random_head(rng, nn, NN, kind)  # type: ignore[arg-type]
+        W_Q, W_K = exact.random_head(rng, nn, NN, kind)
         rec.instance()
         surj = exact.stacked_is_surjective(W_Q, W_K)
         sig = exact.head_signature(W_Q, W_K, method="charpoly")

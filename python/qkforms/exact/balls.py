@@ -45,6 +45,8 @@ from typing import Any, NamedTuple
 import flint
 import numpy as np
 
+from qkforms.errors import NonFiniteError, ParameterError
+
 __all__ = [
     "BALLS",
     "PREC",
@@ -139,14 +141,14 @@ def exact_fraction(value: Any) -> Fraction:
         return Fraction(int(value))
     if isinstance(value, flint.arb):
         if value.rad() != 0:
-            raise ValueError(f"{value} is a ball, not an exact number")
+            raise ParameterError(f"{value} is a ball, not an exact number")
         man, exp = value.mid().man_exp()
         return Fraction(int(man)) * Fraction(2) ** int(exp)
     mpf = getattr(value, "_mpf_", None)  # mpmath mpf: (sign, mantissa, exponent, bits)
     if mpf is not None:
         sign, man, exp, _ = mpf
         if not man and mpf != (0, 0, 0, 0):
-            raise ValueError(f"{value} is not a finite number")
+            raise NonFiniteError(f"{value} is not a finite number")
         return (-1) ** int(sign) * Fraction(int(man)) * Fraction(2) ** int(exp)
     return Fraction(value)
 

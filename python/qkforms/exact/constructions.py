@@ -25,6 +25,7 @@ from typing import Any, Literal
 import flint
 import numpy as np
 
+from qkforms.errors import ParameterError, format_value
 from qkforms.exact.orthogonal import random_orthogonal, random_skew
 from qkforms.exact.rational import to_fraction
 
@@ -103,7 +104,7 @@ def random_spectrum(rng: np.random.Generator, size: int, *, n_pos: int | None = 
     if n_neg is None:
         n_neg = int(rng.integers(0, size - n_pos + 1))
     if n_pos + n_neg > size:
-        raise ValueError("n_pos + n_neg exceeds size")
+        raise ParameterError(f"n_pos + n_neg = {n_pos} + {n_neg} exceeds size = {size}")
 
     def draw() -> Fraction:
         return Fraction(int(rng.integers(1, height + 1)), int(rng.choice([1, 2, 3])))
@@ -169,7 +170,7 @@ def random_head(rng: np.random.Generator, n: int, N: int, kind: HeadKind = "surj
         W = integer_matrix(rng, n, N, height)
         return W, (W if kind == "equal" else W * flint.fmpq(-2))
     if N < 2 * n:
-        raise ValueError(f"a surjective head needs N >= 2n, got N = {N}, n = {n}")
+        raise ParameterError(f"a surjective head needs N >= 2n, got N = {N}, n = {n}")
     M = rng.integers(-height, height + 1, size=(2 * n, N))
     cols = rng.choice(N, size=2 * n, replace=False)
     block = np.tril(rng.integers(-height, height + 1, size=(2 * n, 2 * n)), -1)
@@ -180,7 +181,7 @@ def random_head(rng: np.random.Generator, n: int, N: int, kind: HeadKind = "surj
     elif kind == "shared_row":
         M[0] = M[n]
     elif kind != "surjective":
-        raise ValueError(f"unknown head kind {kind!r}")
+        raise ParameterError(f"unknown head kind {format_value(kind)}")
     W_K = flint.fmpq_mat(n, N, [int(v) for v in M[:n].ravel()])
     W_Q = flint.fmpq_mat(n, N, [int(v) for v in M[n:].ravel()])
     return W_Q, W_K
@@ -219,9 +220,10 @@ def head_with_rational_spectrum(
     ts = [to_fraction(v) for v in t]
     n = len(ts)
     if n == 0 or any(v <= 0 for v in ts):
-        raise ValueError("t must be a nonempty list of positive rationals")
+        raise ParameterError(f"t must be a nonempty list of positive rationals, got "
+                             f"{format_value(ts)}")
     if N < 2 * n:
-        raise ValueError(f"a surjective head needs N >= 2n, got N = {N}, n = {n}")
+        raise ParameterError(f"a surjective head needs N >= 2n, got N = {N}, n = {n}")
     c = [(v - 1 / v) / 2 for v in ts]
     C = symmetric_with_spectrum(c, rng) + random_skew(n, rng, height)
     eye = diagonal([1] * n)

@@ -6,7 +6,7 @@ weights are exact dyadic rationals), float64 intervals guaranteed to contain
 * the profile ``a, b, c, d`` of ``L = W_K^T W_Q`` (Definition 6),
 * the symmetric energy ``1 - a = |S|^2/|L|^2``,
 * the pairing score ``P = 1 - |alpha - beta|/|S|`` and the lobe ratio
-  ``rho = |beta|/|alpha|`` (THEORY §3, docs/theory.md),
+  ``rho = |beta|/|alpha|`` (docs/theory.md §4),
 * the Euclidean distance of the profile to Θ (Proposition 4),
 
 together with the exact energies (Lemma 5, rationals from exact Gram blocks) and
@@ -43,11 +43,13 @@ import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
-from qkforms.errors import ZeroFormError
+from qkforms.errors import ParameterError, ZeroFormError, format_value
 from qkforms.exact.balls import BALLS, PREC, Interval, ball, to_interval, working_precision
 from qkforms.exact.verified_spectrum import (
     ExactGram,
@@ -106,7 +108,7 @@ class Enclosure:
     rho: Interval | None
     theta_dist: Interval
     spectrum: SpectrumEnclosure
-    energies: Energies
+    energies: Energies[Fraction]
 
     @property
     def method(self) -> str:
@@ -148,7 +150,8 @@ class Enclosure:
         (True, True)
         """
         if stat not in CERTIFIED_STATS:
-            raise KeyError(f"unknown statistic {stat!r}; certified: {', '.join(CERTIFIED_STATS)}")
+            raise ParameterError(f"unknown statistic {format_value(stat)}; certified: "
+                                 f"{', '.join(CERTIFIED_STATS)}")
         return getattr(self, stat)
 
     def columns(self) -> dict[str, float]:
@@ -217,9 +220,11 @@ def enclose_gram(gram: ExactGram, *, method: str = "auto", prec: int = PREC) -> 
         if e.sym_sq != 0:
             balls["pairing"] = pairing_from_lobes(alpha, beta, BALLS)
             balls["rho"] = lobe_ratio_from_lobes(alpha, beta, BALLS)
-        ivs = {s: (to_interval(balls[s], *_RANGES[s]) if s in balls else None)
-               for s in CERTIFIED_STATS}
-    return Enclosure(**ivs, spectrum=spec, energies=e)
+        ivs = {s: to_interval(balls[s], *_RANGES[s]) for s in CERTIFIED_STATS if s in balls}
+    return Enclosure(a=ivs["a"], b=ivs["b"], c=ivs["c"], d=ivs["d"],
+                     sym_energy=ivs["sym_energy"], pairing=ivs.get("pairing"),
+                     rho=ivs.get("rho"), theta_dist=ivs["theta_dist"], spectrum=spec,
+                     energies=e)
 
 
 def enclose(head: Any, W_K: Any = None, *, method: str = "auto", prec: int = PREC) -> Enclosure:
@@ -262,17 +267,18 @@ def enclose(head: Any, W_K: Any = None, *, method: str = "auto", prec: int = PRE
 
     if isinstance(head, Head):
         if W_K is not None:
-            raise TypeError("enclose(head) takes a Head, or enclose(W_Q, W_K)")
+            raise ParameterError("enclose(head) takes a Head, or enclose(W_Q, W_K)")
         W_Q, W_K = head.W_Q, head.W_K
     else:
         if W_K is None:
-            raise TypeError("enclose(W_Q, W_K) needs both weight matrices")
+            raise ParameterError("enclose(W_Q, W_K) needs both weight matrices")
         W_Q = head
     return enclose_layer(W_Q, W_K, [0], method=method, prec=prec)[0]
 
 
 def enclose_layer(
-    W_Q: Any, W_K: Any, kv_index: Sequence[int] | None = None, *, method: str = "auto",
+    W_Q: Any, W_K: Any, kv_index: Sequence[int] | NDArray[np.integer[Any]] | None = None, *,
+    method: str = "auto",
     prec: int = PREC,
 ) -> list[Enclosure]:
     """Certified intervals for every query head of a layer (GQA: key heads shared).

@@ -23,7 +23,7 @@ from fractions import Fraction
 
 import flint
 
-from qkforms.errors import QKFormsError
+from qkforms.errors import ParameterError, QKFormsError, format_value
 from qkforms.exact.orthogonal import line_projector, orthogonal_eigenbasis
 from qkforms.exact.rational import MatrixLike, require_symmetric
 from qkforms.exact.signature import charpoly, signature
@@ -133,7 +133,7 @@ def hp_decomposition(S: MatrixLike, *, sign: int = 1) -> tuple[flint.fmpq_mat, f
     ([[-1, 0], [0, 1]], [[2, 0], [0, 0]])
     """
     if sign not in (1, -1):
-        raise ValueError("sign must be +1 or -1")
+        raise ParameterError(f"sign must be +1 or -1, got {format_value(sign)}")
     Sq = require_symmetric(S, "S")
     N = Sq.nrows()
     basis = orthogonal_eigenbasis(Sq * sign)

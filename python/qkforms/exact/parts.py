@@ -85,7 +85,7 @@ def trace(A: MatrixLike) -> Fraction:
     return as_fraction(sum((Aq[i, i] for i in range(Aq.nrows())), flint.fmpq(0)))
 
 
-def energies(L: MatrixLike) -> Energies:
+def energies(L: MatrixLike) -> Energies[Fraction]:
     """Exact ``Energies(norm_sq, sym_sq, skew_sq, trace_sq)`` with Fraction fields.
 
     Each field is computed from its own definition (sums of squared entries of

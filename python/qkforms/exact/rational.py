@@ -29,7 +29,13 @@ from typing import Any
 import flint
 import numpy as np
 
-from qkforms.errors import NonFiniteError, NotSymmetricError, QKFormsError, ShapeError
+from qkforms.errors import (
+    NonFiniteError,
+    NotSymmetricError,
+    QKFormsError,
+    ShapeError,
+    format_value,
+)
 
 __all__ = [
     "NotRationalError",
@@ -109,7 +115,7 @@ def to_fraction(x: Any) -> Fraction:
     if is_rational is False and getattr(x, "is_Float", False):
         return to_fraction(float(x)) if x == float(x) else Fraction(str(x))
     raise NotRationalError(
-        f"entry {x!r} of type {type(x).__name__} has no exact rational value; "
+        f"entry {format_value(x)} of type {type(x).__name__} has no exact rational value; "
         "pass ints, Fractions, floats or sympy Rationals"
     )
 

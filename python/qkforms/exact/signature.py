@@ -45,7 +45,7 @@ from typing import Any, Literal
 import flint
 import numpy as np
 
-from qkforms.errors import ShapeError
+from qkforms.errors import ParameterError, ShapeError, format_value
 from qkforms.exact.polynomial import descartes_counts
 from qkforms.exact.rational import (
     MatrixLike,
@@ -337,6 +337,6 @@ def head_signature(
     if method == "dense":
         S = symmetric_head_form(W_Q, W_K)
         return signature(S)
-    raise ValueError(
-        f"unknown method {method!r}; use 'auto', 'congruence', 'charpoly' or 'dense'"
+    raise ParameterError(
+        f"unknown method {format_value(method)}; use 'auto', 'congruence', 'charpoly' or 'dense'"
     )

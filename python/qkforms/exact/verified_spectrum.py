@@ -74,8 +74,9 @@ from typing import Any
 
 import flint
 import numpy as np
+from numpy.typing import NDArray
 
-from qkforms.errors import NonFiniteError, ShapeError
+from qkforms.errors import NonFiniteError, ParameterError, ShapeError, format_value
 from qkforms.exact.balls import PREC, Interval, ball, exact_fraction, to_interval, working_precision
 from qkforms.exact.rational import float_array_to_integer_array, scaled_integer_matrix
 from qkforms.parts import Energies, energies_from_norm_and_trace
@@ -123,7 +124,7 @@ class ExactGram:
     approx: np.ndarray
     shift: int
 
-    def energies(self) -> Energies:
+    def energies(self) -> Energies[Fraction]:
         """Exact Lemma 5 energies of ``L = W_K^T W_Q`` (Fractions, units of the weights).
 
         ``|L|^2 = <W_K W_K^T, W_Q W_Q^T>_F = tr(KK QQ) u^4`` and
@@ -218,7 +219,7 @@ def _as_blocks(W: Any, name: str) -> list[Any]:
 
 
 def layer_exact_grams(
-    W_Q: Any, W_K: Any, kv_index: Sequence[int] | None = None
+    W_Q: Any, W_K: Any, kv_index: Sequence[int] | NDArray[np.integer[Any]] | None = None
 ) -> list[ExactGram]:
     """Exact Gram blocks of every query head of a layer (key heads shared, GQA).
 
@@ -337,6 +338,8 @@ class SpectrumEnclosure:
 def _sorted_exact(values: Sequence[flint.arb]) -> list[flint.arb]:
     """Exact balls (radius 0) sorted decreasingly; comparisons of exact balls are exact."""
     if any(v.rad() != 0 for v in values):
+        # error-contract: internal invariant of this private helper (callers pass the
+        # exact balls they built); no user input reaches it
         raise ValueError("_sorted_exact needs exact (radius 0) balls")
 
     def cmp(x: flint.arb, y: flint.arb) -> int:
@@ -476,7 +479,10 @@ def _charpoly(gram: ExactGram) -> SpectrumEnclosure:
     lows: list[Fraction] = []
     highs: list[Fraction] = []
     half = flint.arb(0.5)
-    for root, mult in poly.complex_roots():
+    # python-flint's stub types complex_roots() as list[acb]; it returns (root,
+    # multiplicity) pairs (as this loop, and the tests, use it)
+    roots: list[tuple[flint.acb, int]] = poly.complex_roots()  # type: ignore[assignment]
+    for root, mult in roots:
         b = root.real * half
         lo, hi = exact_fraction(b.lower()), exact_fraction(b.upper())
         lows += [lo] * int(mult)
@@ -522,7 +528,8 @@ def gram_spectrum_enclosure(gram: ExactGram, *, method: str = "auto",
     from qkforms.errors import QKFormsError
 
     if method not in ("auto", *METHODS):
-        raise ValueError(f"unknown method {method!r}; use 'auto', 'rump' or 'charpoly'")
+        raise ParameterError(f"unknown method {format_value(method)}; use 'auto', 'rump' or "
+                             "'charpoly'")
     with working_precision(prec):
         if method in ("auto", "rump"):
             enc = _rump(gram)

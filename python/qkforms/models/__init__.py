@@ -7,7 +7,7 @@ its headers, and returns a :class:`Model`. Nothing but headers is read until
 :meth:`Model.layers` or :meth:`Model.heads` is iterated; each step then reads only the
 query/key tensors of one layer (memory independent of the depth of the model).
 
-Every head comes out in the convention of THEORY §0: ``W_Q[h]``, ``W_K[g]`` of shape
+Every head comes out in the convention of ``docs/theory.md`` §1: ``W_Q[h]``, ``W_K[g]`` of shape
 ``(n, N)`` (output x input), float64, ``g = kv_head = floor(h / (n_q / n_kv))``, and the
 optional biases ``b_Q[h]``, ``b_K[g]`` of shape ``(n,)``. The score of a query token
 ``x_k`` on a key token ``x_j`` is ``<W_Q x_k + b_Q, W_K x_j + b_K>`` (times the model's

@@ -8,9 +8,10 @@ positional scheme and whether the projections carry biases.
 Architectures whose queries or keys are normalized after the projection (``q_norm`` /
 ``k_norm``: Qwen3, OLMo 2, Gemma 3, ...) get a :class:`QKNorm` on their spec from their
 layout: their score ``<norm(W_Q x), norm(W_K y)>`` is not a fixed bilinear form in
-``(x, y)``, and the loader refuses them unless the q/k-norm policy is ``fold``
-(:mod:`qkforms.models.scoremap`). Model types whose q/k normalization qkforms cannot
-fold are refused here with the reason (:data:`REFUSED_MODEL_TYPES`), and so are
+``(x, y)`` (``docs/theory.md`` §12.1), and the loader refuses them unless the q/k-norm
+policy is ``fold`` (:mod:`qkforms.models.scoremap`). Model types whose q/k
+normalization qkforms cannot fold are refused here with the reason
+(:data:`REFUSED_MODEL_TYPES`), and so are
 checkpoints whose config or tensors show a q/k normalization their layout does not
 describe (:func:`refuse_qk_norm`).
 

@@ -41,6 +41,7 @@ from qkforms.errors import (
     MissingTensorError,
     UnsafePathError,
     UnsupportedArchitectureError,
+    format_value,
 )
 from qkforms.models.config import (
     GEMMA3N_REASON,
@@ -326,12 +327,13 @@ def _meta_int(meta: Mapping[str, Any], key: str, default: int | None = None) -> 
     if isinstance(value, list | tuple):
         if len(set(value)) != 1:
             raise UnsupportedArchitectureError(f"GGUF metadata {key!r} varies per layer "
-                                               f"({value!r}); not supported")
+                                               f"({format_value(value)}); not supported")
         value = value[0]
     try:
         out = int(value)
     except (TypeError, ValueError) as exc:
-        raise CheckpointError(f"GGUF metadata {key!r} is not an integer: {value!r}") from exc
+        raise CheckpointError(
+            f"GGUF metadata {key!r} is not an integer: {format_value(value)}") from exc
     if out <= 0:
         raise CheckpointError(f"GGUF metadata {key!r} must be positive, got {out}")
     return out

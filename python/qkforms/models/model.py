@@ -22,7 +22,13 @@ from typing import Protocol
 
 import numpy as np
 
-from qkforms.errors import CheckpointError, NonFiniteError, UnsupportedArchitectureError
+from qkforms.errors import (
+    CheckpointError,
+    LayerIndexError,
+    NonFiniteError,
+    UnsupportedArchitectureError,
+    format_value,
+)
 from qkforms.models.layouts import Layout, QKArrays, norm_supported_model_types
 from qkforms.models.records import HeadWeights, LayerWeights, ModelInfo
 
@@ -54,6 +60,13 @@ class TensorStore(Protocol):
 
     def close(self) -> None: ...
 
+
+
+def _frozen(arr: np.ndarray) -> np.ndarray:
+    """A read-only contiguous float64 copy (or view) of ``arr``: records are immutable."""
+    out = np.ascontiguousarray(arr, dtype=np.float64)
+    out.setflags(write=False)
+    return out
 
 class Model:
     """A checkpoint opened for streaming its query/key maps.
@@ -88,7 +101,8 @@ class Model:
 
     def _check_layer(self, layer: int) -> int:
         if not 0 <= int(layer) < self.info.n_layers:
-            raise IndexError(f"layer {layer} out of range (model has {self.info.n_layers})")
+            raise LayerIndexError(f"layer {format_value(layer)} out of range (the model has "
+                                  f"{self.info.n_layers} layers, 0 to {self.info.n_layers - 1})")
         return int(layer)
 
     def layer(self, layer: int, *, check_finite: bool = True) -> LayerWeights:
@@ -115,14 +129,10 @@ class Model:
         kv_index = np.arange(spec.n_q) // spec.kv_group
         if check_finite:
             _check_finite(self.info.name, layer, qk, kv_index, names)
-        out = []
-        for arr in (qk.W_Q, qk.W_K, qk.b_Q, qk.b_K):
-            if arr is not None:
-                arr = np.ascontiguousarray(arr, dtype=np.float64)
-                arr.setflags(write=False)
-            out.append(arr)
         kv_index.setflags(write=False)
-        return LayerWeights(layer, out[0], out[1], out[2], out[3], kv_index)
+        return LayerWeights(layer, _frozen(qk.W_Q), _frozen(qk.W_K),
+                            None if qk.b_Q is None else _frozen(qk.b_Q),
+                            None if qk.b_K is None else _frozen(qk.b_K), kv_index)
 
     def norm_weight(self, layer: int) -> np.ndarray:
         """The gain ``gamma`` (shape ``(N,)``) of the norm feeding ``layer``'s attention

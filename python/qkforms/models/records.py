@@ -4,7 +4,7 @@ These records carry no loading logic. :class:`ModelInfo` holds the
 :class:`~qkforms.models.config.ArchSpec` read from the checkpoint (and exposes its
 fields as attributes), plus what only the opened files tell: the display name, the
 storage dtype(s), the files with their checksums and the format. :class:`LayerWeights`
-and :class:`HeadWeights` hold float64 query/key maps in the convention of THEORY §0
+and :class:`HeadWeights` hold float64 query/key maps in the convention of ``docs/theory.md`` §1
 (``W`` of shape ``(n, N)``, output x input); :meth:`HeadWeights.to_head` turns one into
 the core's :class:`qkforms.Head`.
 

@@ -30,11 +30,12 @@ Examples
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import struct
 from collections.abc import Iterable
-from typing import Any, BinaryIO
+from typing import Any, cast
 
 import numpy as np
 
@@ -82,14 +83,15 @@ DTYPE_NAMES: dict[str, str] = {
 MAX_HEADER_BYTES = 100_000_000
 
 
-def _open(path: str) -> BinaryIO:
+def _open(path: str) -> io.BufferedReader:
     """Open a checkpoint file for binary reading (one place, so tests can count reads).
 
     Regular files only (:func:`qkforms._fs.open_regular`): a FIFO or device named like a
     checkpoint is refused instead of blocking forever.
     """
     try:
-        return open_regular(path, "rb")  # type: ignore[return-value]
+        # binary mode gives a BufferedReader (open_regular is typed IO[Any] for both modes)
+        return cast(io.BufferedReader, open_regular(path, "rb"))
     except UnsafePathError as exc:
         raise CheckpointError(str(exc)) from None
 
@@ -282,7 +284,7 @@ class SafetensorsFile:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
         self._entries, self.metadata, self._data_start = read_header(self.path)
-        self._fh: BinaryIO | None = None
+        self._fh: io.BufferedReader | None = None
 
     @property
     def names(self) -> list[str]:

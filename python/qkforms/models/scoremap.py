@@ -14,7 +14,7 @@ normalized query is ``gamma_q * u / r(x)``, ``r(x) = sqrt(mean(u^2) + eps) > 0``
     ``s(x, y) = c f(x) g(y) x^T L' y``,  ``f = 1/r_q > 0``,  ``g = 1/r_k > 0``,
     ``L' = (C W_K)^T diag(gamma_q * gamma_k) (C W_Q)``.
 
-The score is not a fixed bilinear form (THEORY's setting excludes it), but ``L'`` fixes
+The score is not a fixed bilinear form (docs/theory.md §12.1 excludes it), but ``L'`` fixes
 the sign of every score and its ratio between key tokens up to the factor ``g``.
 Policy ``refuse`` (default) refuses such models; policy ``fold`` hands out the maps
 ``W'_Q = diag(gamma_q) C W_Q``, ``W'_K = diag(gamma_k) C W_K`` (:func:`fold_qk_norm`), so

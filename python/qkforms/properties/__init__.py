@@ -91,8 +91,8 @@ class Property:
         """
         test = given(*self.strategies, **self.kw_strategies)(self.func)
         budget = self.max_examples if max_examples is None else max_examples
-        overrides = {} if budget is None else {"max_examples": budget}
-        return settings(parent, **overrides)(test)
+        chosen = settings(parent) if budget is None else settings(parent, max_examples=budget)
+        return chosen(test)
 
     def check(self, *, parent: settings | None = None, max_examples: int | None = None) -> None:
         """Run the property; raise (with hypothesis' falsifying example) if it fails."""

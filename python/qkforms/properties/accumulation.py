@@ -48,7 +48,7 @@ def lemma6_departure_is_scale_free_and_zero_on_copies(n: int, shape: float, rho:
     Xp = np.sort(rng.gamma(shape, size=n))[::-1]
     delta = np.linalg.norm(rho * Xp - rho * X) / np.linalg.norm(X)
     delta_scaled = np.linalg.norm(3.0 * rho * Xp - rho * 3.0 * X) / np.linalg.norm(3.0 * X)
-    assert abs(delta - delta_scaled) <= 1e-12 * max(1.0, delta)
+    assert abs(delta - delta_scaled) <= 1e-12 * max(1.0, float(delta))
     assert np.linalg.norm(rho * X - rho * X) == 0.0
 
 
@@ -69,9 +69,10 @@ def thm5_limit_point_float_core_and_theta(rho: Fraction) -> None:
     assert sum(lim) == 1 and lim[0] == 0
     assert lim[2] * lim[3] == 0
     fl = qkforms.accumulation_limit(float(rho))
-    np.testing.assert_allclose(fl, [float(x) for x in lim], atol=1e-12)
+    np.testing.assert_allclose(np.array(fl), [float(x) for x in lim], atol=1e-12)
     tp = qkforms.theta_p(float(rho))  # the point of Theta mapped by p to the limit
-    np.testing.assert_allclose([0.0, tp.a + tp.b, tp.c, tp.d], fl, atol=1e-12)
+    np.testing.assert_allclose(np.array([0.0, tp.a + tp.b, tp.c, tp.d]), np.array(fl),
+                               atol=1e-12)
     # b(rho) = b(1/rho) and the edge: d = 0 for rho <= 1, c = 0 for rho >= 1
     assert limit_point(1 / rho)[1] == lim[1]
     assert (lim[3] == 0) if rho <= 1 else (lim[2] == 0)
@@ -84,4 +85,4 @@ def thm5_profiles_of_exactly_proportional_lobes(rho: Fraction, seed: int) -> Non
     alpha = rng.gamma(2.0, size=int(rng.integers(1, 50)))
     eig = np.concatenate([alpha, -float(rho) * alpha, np.zeros(3)])
     p = qkforms.profile_from_eigenvalues(eig, float(np.sum(eig**2)))
-    np.testing.assert_allclose(p, [float(x) for x in limit_point(rho)], atol=1e-12)
+    np.testing.assert_allclose(np.array(p), [float(x) for x in limit_point(rho)], atol=1e-12)

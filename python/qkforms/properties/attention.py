@@ -20,17 +20,17 @@ F = Fraction
 fracs = rationals()
 
 
-def vec(draw: st.DrawFn, k: int) -> list[Fraction]:
-    return draw(st.lists(fracs, min_size=k, max_size=k))
+def vec(data: st.DataObject, k: int) -> list[Fraction]:
+    return data.draw(st.lists(fracs, min_size=k, max_size=k))
 
 
 @prop(st.integers(1, 4), st.data())
 def lemma1_biaffine_decomposition(k: int, data: st.DataObject) -> None:
-    C = [vec(data.draw, k + 1) for _ in range(k + 1)]  # coefficients of (1, u) x (1, v)
+    C = [vec(data, k + 1) for _ in range(k + 1)]  # coefficients of (1, u) x (1, v)
 
     def P(u: list[Fraction], v: list[Fraction]) -> Fraction:
         uu, vv = [F(1), *u], [F(1), *v]
-        return sum(C[i][j] * uu[i] * vv[j] for i in range(k + 1) for j in range(k + 1))
+        return sum((C[i][j] * uu[i] * vv[j] for i in range(k + 1) for j in range(k + 1)), F(0))
 
     zero = [F(0)] * k
     D = P(zero, zero)
@@ -44,7 +44,7 @@ def lemma1_biaffine_decomposition(k: int, data: st.DataObject) -> None:
     def B(u: list[Fraction], v: list[Fraction]) -> Fraction:
         return P(u, v) - P(u, zero) - P(zero, v) + D
 
-    u1, u2, v1, v2 = (vec(data.draw, k) for _ in range(4))
+    u1, u2, v1, v2 = (vec(data, k) for _ in range(4))
     s = data.draw(fracs)
     add = [a + s * b for a, b in zip(u1, u2, strict=True)]
     addv = [a + s * b for a, b in zip(v1, v2, strict=True)]
@@ -87,11 +87,11 @@ def prop1_rope_like_iff_powers(n: int, k: int, data: st.DataObject) -> None:
 @prop(st.integers(1, 3), st.integers(1, 3), st.data())
 def prop3_homogenized_scores_exact(N: int, ell: int, data: st.DataObject) -> None:
     n = 4
-    Q = [vec(data.draw, N) for _ in range(n)]
-    K = [vec(data.draw, N) for _ in range(n)]
-    pos = [vec(data.draw, N) for _ in range(ell)]
-    bQ, bK = vec(data.draw, n), vec(data.draw, n)
-    xs = [vec(data.draw, N) for _ in range(ell)]
+    Q = [vec(data, N) for _ in range(n)]
+    K = [vec(data, N) for _ in range(n)]
+    pos = [vec(data, N) for _ in range(ell)]
+    bQ, bK = vec(data, n), vec(data, n)
+    xs = [vec(data, N) for _ in range(ell)]
     for biases in (False, True):
         head = _QKV(Q, K, pos, bQ if biases else None, bK if biases else None, F(2))
         for k in range(ell):
@@ -113,5 +113,5 @@ def prop3_float_homogenized_form(n: int, N: int, seed: int) -> None:
     x_key, x_query = rng.standard_normal(N), rng.standard_normal(N)
     score = (W_Q @ x_query + b_Q) @ (W_K @ x_key + b_K)
     hom = np.append(x_key, 1.0) @ Lhat @ np.append(x_query, 1.0)
-    assert abs(score - hom) <= 1e-10 * max(1.0, abs(score))
+    assert abs(score - hom) <= 1e-10 * max(1.0, float(abs(score)))
     np.testing.assert_allclose(Lhat[:N, :N], W_K.T @ W_Q, atol=1e-12)

@@ -34,7 +34,7 @@ def lemma5_energy_identities(vals: list[Fraction]) -> None:
     ef = qkforms.energies(np.array([[float(x) for x in row] for row in L]))
     scale = max(1.0, float(e.norm_sq))
     for got, want in zip(ef, e, strict=True):
-        assert abs(got - float(want)) <= 1e-12 * scale
+        assert abs(float(got) - float(want)) <= 1e-12 * scale
 
 
 @prop(st.integers(1, 3), st.integers(1, 5), st.data())

@@ -116,7 +116,7 @@ def thm4_d_face_float_vertex_and_weyl(AB: tuple) -> None:
     A[0, 0] = abs(A[0, 0]) + 1.0  # repair: A A^T != 0
     P = A @ A.T
     p = qkforms.profile(-P)
-    assert abs(p.d - 1) < 1e-12
+    assert abs(float(p.d) - 1) < 1e-12
     # H + P with H spectrum-symmetric (H = [[0, C], [C^T, 0]]) and P PSD: d = 0 (up to rounding)
     N = len(A)
     H = np.block([[np.zeros((N, N)), B], [B.T, np.zeros((N, N))]])
@@ -130,7 +130,7 @@ def thm4_c_face_float_vertex(AB: tuple) -> None:
     A, B = AB
     A[0, 0] = abs(A[0, 0]) + 1.0  # repair: A A^T != 0
     P = A @ A.T
-    assert abs(qkforms.profile(P).c - 1) < 1e-12
+    assert abs(float(qkforms.profile(P).c) - 1) < 1e-12
     p = qkforms.profile(P + (B - B.T))
     assert p.d <= 1e-12
 

@@ -26,8 +26,8 @@ spectra = st.lists(st.integers(-20, 20).map(lambda k: k / 4), min_size=1, max_si
 
 
 @prop(spectra)
-def lemma2_float_bound_and_closed_form(lam: list[float]) -> None:
-    lam = np.array(lam + [1.0])  # repair: lambda_+ != 0
+def lemma2_float_bound_and_closed_form(values: list[float]) -> None:
+    lam = np.array(values + [1.0])  # repair: lambda_+ != 0
     P = qkforms.pairing_score(lam)
     rho = qkforms.lobe_ratio(lam)
     assert P <= qkforms.pairing_bound(rho) + 1e-12
@@ -104,13 +104,13 @@ def lemma9_moments(lam: list[Fraction], data: st.DataObject) -> None:
     assert all(abs(x) < 1 for x in lam)
 
     def O_(v: list[Fraction]) -> Fraction:
-        return sum(x / (1 - x * x) for x in v)
+        return sum((x / (1 - x * x) for x in v), F(0))
 
     def E_(v: list[Fraction]) -> Fraction:
-        return sum(x * x / (1 - x * x) for x in v)
+        return sum((x * x / (1 - x * x) for x in v), F(0))
 
     def R_(v: list[Fraction]) -> Fraction:
-        return sum(1 / (1 - x) for x in v)
+        return sum((1 / (1 - x) for x in v), F(0))
 
     assert O_(lam) == (R_(lam) - R_(il)) / 2
     assert k + E_(lam) == (R_(lam) + R_(il)) / 2

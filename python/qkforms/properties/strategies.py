@@ -26,6 +26,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from qkforms import exact
+from qkforms.errors import ParameterError, format_value
 
 __all__ = [
     "HEAD_KINDS",
@@ -93,7 +94,8 @@ def heads(draw: st.DrawFn, kind: str = "surjective", max_n: int = 3, extra: int 
     ``repeated_row`` (a repeated row of ``W_K``; a zero row when ``n = 1``).
     """
     if kind not in HEAD_KINDS:
-        raise ValueError(f"kind must be one of {HEAD_KINDS}, not {kind!r}")
+        raise ParameterError(f"kind must be one of {format_value(HEAD_KINDS)}, "
+                             f"not {format_value(kind)}")
     n = draw(st.integers(1, max_n))
     N = 2 * n + draw(st.integers(0, extra))
     M = draw(int_matrix(2 * n, N))
@@ -204,9 +206,10 @@ def unit_spectra(draw: st.DrawFn, max_m: int = 3) -> list[Fraction]:
     positive entries), from a drawn rational point by inverse stereographic projection."""
     m = draw(st.integers(1, max_m))
     k = 2 * m
-    nonzero = positive_rationals(5) | positive_rationals(5).map(lambda x: -x)
+    nonzero: st.SearchStrategy[Fraction] = st.one_of(
+        positive_rationals(5), positive_rationals(5).map(Fraction.__neg__))
     t = draw(st.lists(nonzero, min_size=k - 1, max_size=k - 1))
-    s = sum(x * x for x in t)
+    s = sum((x * x for x in t), F(0))
     if s == 1:  # repair: the last coordinate would vanish
         t = [2 * x for x in t]
         s = 4 * s
@@ -224,7 +227,7 @@ def centred_two_point(draw: st.DrawFn) -> tuple[list[tuple[Fraction, Fraction]],
     a = -draw(positive_rationals(5))
     b = draw(positive_rationals(5))
     law = [(a, b / (b - a)), (b, -a / (b - a))]
-    var = sum(p * v * v for v, p in law)
+    var = sum((p * v * v for v, p in law), F(0))
     return law, var
 
 

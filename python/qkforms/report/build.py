@@ -223,7 +223,7 @@ def build_report(
                      "pairing: histograms of |λ(L)|, λ₊(S), |λ₋(S)| and σ(T) with the fitted "
                      "generalized gamma (solid) and lognormal (dashed), both with location "
                      "0.</p><div id=\"fig-spectra\" class=\"fig\"></div>"))
-    rope_html = []
+    rope_html: list[str] = []
     for model, prof, labels, d_values in rope_profiles(_last_checkpoints(data.manifest),
                                                        data.directory, heads=rope_heads,
                                                        d_max=d_max):

@@ -1,4 +1,4 @@
-"""Profiles of the RoPE relative forms L(d) for the report's slider (THEORY §7.4).
+"""Profiles of the RoPE relative forms L(d) for the report's slider (``docs/theory.md`` §12.4).
 
 For every model of ``manifest.json`` whose entry names a ``factors`` file (the survey
 stores the reduced factors ``Q_red, K_red`` of RoPE models as

@@ -174,7 +174,7 @@ def trajectory_figure(heads: Table, model: str) -> dict[str, Any]:
         for a in "xyz":
             scene[f"{a}axis"]["range"] = zoom[f"scene.{a}axis.range"]
         scene["aspectmode"] = "cube"
-    whole = {f"scene.{a}axis.range": None for a in "xyz"}
+    whole: dict[str, Any] = {f"scene.{a}axis.range": None for a in "xyz"}
     whole.update({f"scene.{a}axis.autorange": True for a in "xyz"})
     whole["scene.aspectmode"] = "data"
     layout = {
@@ -234,7 +234,7 @@ def medians_figure(steps_table: Table, settling: Table | None, model: str) -> di
                 settle[(la, str(r["quantity"]))] = r["settle_step"]
     data: list[dict[str, Any]] = []
     groups: list[int] = []
-    available = []
+    available: list[tuple[str, str]] = []
     for q, label in QUANTITIES:
         col = f"{q}_median" if f"{q}_median" in mine else q
         if col not in mine:

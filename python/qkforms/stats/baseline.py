@@ -1,4 +1,5 @@
-"""Seeded Gaussian baseline survey of the same shape (THEORY §7.3, Cor. 1–2, Prop. 5).
+"""Seeded Gaussian baseline survey of the same shape (``docs/theory.md`` §12.3,
+Cor. 1–2, Prop. 5: §9).
 
 For a layer of ``h`` heads of shape ``(N, n)`` the baseline draws ``h`` heads with iid
 N(0, 1) entries in ``W_Q, W_K`` (n × N) and computes the same per-head scores as the

@@ -1,4 +1,4 @@
-"""Maximum-likelihood fits of positive samples, batched over heads (THEORY §7.6).
+"""Maximum-likelihood fits of positive samples, batched over heads (``docs/theory.md`` §12.6).
 
 Every function takes a 2-d array ``x`` of shape ``(heads, m)`` (one positive sample
 of size ``m`` per row) and fits all rows at once; location is fixed at 0 throughout.
@@ -37,6 +37,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
+from qkforms._validate import as_float_array
+from qkforms.errors import ParameterError, ShapeError
+
 __all__ = [
     "GenGammaFit",
     "fit_gamma",
@@ -54,13 +57,13 @@ _C_GRID = np.concatenate([-np.geomspace(40.0, 0.02, 28), np.geomspace(0.02, 40.0
 
 
 def _rows(x: ArrayLike) -> NDArray[np.float64]:
-    arr = np.asarray(x, dtype=np.float64)
+    arr = as_float_array(x, "samples", finite=False)
     if arr.ndim == 1:
         arr = arr[None, :]
     if arr.ndim != 2:
-        raise ValueError(f"samples must have shape (heads, m), got {arr.shape}")
+        raise ShapeError(f"samples must have shape (heads, m), got {arr.shape}")
     if arr.shape[1] < 2 or np.any(~np.isfinite(arr)) or np.any(arr <= 0):
-        raise ValueError("each sample needs >= 2 finite positive values")
+        raise ParameterError("each sample needs >= 2 finite positive values")
     return arr
 
 

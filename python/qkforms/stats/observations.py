@@ -1,4 +1,5 @@
-"""Observation tables from survey outputs (THEORY §7.3–§7.6, §9; docs/statistics.md).
+"""Observation tables from survey outputs (``docs/theory.md`` §12.3–§12.6, §13;
+docs/statistics.md).
 
 :func:`observations` turns the survey's per-head rows (``heads.parquet``) and spectra
 (``spectra.parquet``) into one table per observation, with a row per model and a
@@ -266,8 +267,8 @@ def _run_tasks(
 ) -> list[dict[str, dict[str, list[Any]]]]:
     from qkforms.stats.layer import layer_task
 
-    kwargs = {"seed": seed, "fits": fits, "baseline": baseline,
-              "baseline_max_heads": baseline_max_heads}
+    kwargs: dict[str, Any] = {"seed": seed, "fits": fits, "baseline": baseline,
+                              "baseline_max_heads": baseline_max_heads}
     if executor == "local":
         return [layer_task(h, s, **kwargs) for h, s in payloads]
     if executor != "dask":
@@ -283,7 +284,7 @@ def _merge(parts: list[dict[str, list[Any]]]) -> Table:
         for k in p:
             if k not in names:
                 names.append(k)
-    total = {k: [] for k in names}
+    total: dict[str, list[Any]] = {k: [] for k in names}
     for p in parts:
         length = len(next(iter(p.values()))) if p else 0
         for k in names:

@@ -125,8 +125,8 @@ def last_step_rows(heads: Table, spectra: Table) -> tuple[Table, Table]:
     return heads.take(keep(heads)), spectra.take(keep(spectra))
 
 
-def settle_step(steps: Sequence[float], values: Sequence[float], low: float,
-                high: float) -> float:
+def settle_step(steps: Sequence[float], values: Sequence[float] | NDArray[np.float64],
+                low: float, high: float) -> float:
     """The first step from which every later value lies in ``[low, high]`` (NaN if never).
 
     Values that are NaN count as outside the band.
@@ -309,9 +309,9 @@ def _init_rows(ctx: Any, model: str, first: Table, *, seed: int,
         sub = first.take(mask)
         groups = layers[mask] if layer is None else None  # pooled: resample within layers
         key = ("series-init", model, layer)
-        N = _float(sub["N"])
+        Ns = _float(sub["N"])
         row: dict[str, Any] = {"model": model, "layer": layer, "heads": len(sub),
-                               "N": int(N[0]) if len(set(N.tolist())) == 1 else None,
+                               "N": int(Ns[0]) if len(set(Ns.tolist())) == 1 else None,
                                "n": int(_float(sub["n"])[0])
                                if len(set(_float(sub["n"]).tolist())) == 1 else None}
         row["prop5_sym_energy"] = float(np.mean(expected_sym_energy(N)))

@@ -1,16 +1,17 @@
-"""Per-head spectral geometry and distribution fits (THEORY §7.6, Observations 7–9).
+"""Per-head spectral geometry and distribution fits (``docs/theory.md`` §12.6,
+Observations 7–9).
 
 From one head's stored spectra (``spectra.parquet``: ``eig_S`` — the 2n eigenvalues of
 the symmetric part, decreasing; ``sv_T`` — the n distinct singular values of the skew
 part; ``abs_eig_L`` — the n moduli of the nonzero eigenvalues of L) this module forms
-the four positive samples of §7.6,
+the four positive samples of ``docs/theory.md`` §12.6,
 
 * ``abs_eig_L`` — ``|λ(L)|``;
 * ``lambda_pos`` — the positive eigenvalues of S;
 * ``lambda_neg`` — the absolute values of the negative eigenvalues of S;
 * ``sigma_T`` — ``σ(T)`` (one value per ± pair),
 
-(an eigenvalue counts as zero when ``|λ| <= REDUCED_TOL max|λ|``, as in §7.3;
+(an eigenvalue counts as zero when ``|λ| <= REDUCED_TOL max|λ|``, as in ``docs/theory.md`` §12.3;
 :mod:`qkforms.tolerances`) and computes,
 batched over the heads of a layer:
 
@@ -60,7 +61,7 @@ __all__ = [
     "spectral_rows",
 ]
 
-#: the four per-head samples of §7.6, in report order
+#: the four per-head samples of docs/theory.md §12.6, in report order
 SAMPLES: tuple[str, ...] = ("abs_eig_L", "lambda_pos", "lambda_neg", "sigma_T")
 #: minimum sample size for a fit
 MIN_FIT_SIZE = 5

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from qkforms.errors import QKFormsError, ShapeError
+from qkforms.errors import MissingColumnError, QKFormsError, ShapeError, format_value
 
 __all__ = ["Table", "as_table", "concat", "read_parquet"]
 
@@ -120,7 +120,8 @@ class Table:
         try:
             return self._cols[name]
         except KeyError:
-            raise KeyError(f"no column {name!r}; columns are {self.columns}") from None
+            raise MissingColumnError(f"no column {format_value(name)}; columns are "
+                                     f"{format_value(self.columns)}") from None
 
     def get(self, name: str, default: Any = None) -> Any:
         """Return a column, or ``default`` when it is missing.

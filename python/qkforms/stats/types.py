@@ -1,4 +1,4 @@
-"""Spectral types I+ / II / I− by three distinct, named rules (THEORY §7.5).
+"""Spectral types I+ / II / I− by three distinct, named rules (``docs/theory.md`` §12.5).
 
 * ``radius`` — on the symmetric profile: II if ``c_S + d_S <= r`` (default
   ``r = 0.02``), else I+ if ``c > d``, else I− (ties → I−); core
@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from qkforms.errors import ParameterError
 from qkforms.tolerances import SPECTRAL_TYPE_RADIUS
 
 __all__ = [
@@ -132,7 +133,7 @@ def kmeans(
     data = np.asarray(x, dtype=np.float64)
     m = data.shape[0]
     if m < k:
-        raise ValueError(f"k-means needs at least k = {k} rows, got {m}")
+        raise ParameterError(f"k-means needs at least k = {k} rows, got {m}")
     rng = np.random.default_rng(seed)
     centers = np.empty((k, data.shape[1]))
     centers[0] = data[rng.integers(m)]

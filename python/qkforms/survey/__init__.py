@@ -1,4 +1,4 @@
-"""The survey of real attention heads (``qkforms survey``; THEORY §7).
+"""The survey of real attention heads (``qkforms survey``; ``docs/theory.md`` §12).
 
 Modules: :mod:`~qkforms.survey.runner` (the run: options, one layer, one model, the
 survey), :mod:`~qkforms.survey.parallel` (BLAS threads, compute threads, read-ahead,

@@ -1,4 +1,4 @@
-"""``qkforms survey``: the per-head table of real models (THEORY §7).
+"""``qkforms survey``: the per-head table of real models (``docs/theory.md`` §12).
 
 Usage::
 

@@ -1,4 +1,4 @@
-"""Relative-position forms ``L(d)`` of RoPE heads (THEORY §7.4, Proposition 1).
+"""Relative-position forms ``L(d)`` of RoPE heads (``docs/theory.md`` §12.4, Proposition 1).
 
 With the reduced factors ``Q_red, K_red`` (n x 2n, stored by the survey in
 ``factors/<model>.npz``) the form at displacement ``d`` is
@@ -7,7 +7,7 @@ With the reduced factors ``Q_red, K_red`` (n x 2n, stored by the survey in
 
 where ``Rot(d)`` rotates the query by the angle ``d * theta_i`` in each rotary plane.
 
-Conventions (fixed here, THEORY §7.4 leaves the sign open):
+Conventions (fixed here; ``docs/theory.md`` §12.4 notes that the paper leaves the sign open):
 
 * ``d`` is the query position minus the key position (``d >= 0`` for causal
   attention). Rotary embeddings rotate a query at position ``m`` by ``Rot(m)`` and a
@@ -161,7 +161,7 @@ def _rotate(Q: NDArray[np.float64], d: float, s: RopeSettings) -> NDArray[np.flo
 def relative_form(
     Q_red: ArrayLike, K_red: ArrayLike, d: float, rope_info: Any
 ) -> NDArray[np.float64]:
-    """The relative-position form ``L(d) = K_red^T Rot(d) Q_red`` (THEORY §7.4).
+    """The relative-position form ``L(d) = K_red^T Rot(d) Q_red`` (``docs/theory.md`` §12.4).
 
     Parameters
     ----------

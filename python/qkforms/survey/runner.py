@@ -23,13 +23,14 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -55,7 +56,11 @@ from qkforms.survey.store import PartStore, atomic_write_bytes, atomic_write_tab
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from qkforms.exact.enclosure import Enclosure
     from qkforms.models import LayerWeights, Model, ModelInfo
+
+#: the exact Theorem 3 check of ``--exact`` (:func:`qkforms.exact.head_signature` methods)
+ExactMethod = Literal["auto", "charpoly"]
 
 __all__ = [
     "LayerResult",
@@ -123,7 +128,7 @@ class SurveyOptions:
 
     out: Path = Path("survey-out")
     exact: bool = False
-    exact_method: str = "auto"
+    exact_method: ExactMethod = "auto"
     certify: bool = False
     certify_method: str = "auto"
     resume: bool = False
@@ -268,7 +273,7 @@ def _spectra(W_Q: np.ndarray, W_K: np.ndarray, kv_index: np.ndarray, keep_factor
 
 
 def _certify(W_Q: np.ndarray, W_K: np.ndarray, gamma: np.ndarray | None, n: int, N: int,
-             method: str = "auto") -> bool:
+             method: ExactMethod = "auto") -> bool:
     """Exact Theorem 3 check on the decoded stored weights (see docs/survey.md)."""
     from qkforms.exact.signature import head_signature
 
@@ -288,8 +293,9 @@ def _enclosures(W_Q: np.ndarray, W_K: np.ndarray, kv_index: np.ndarray,
     idx = np.flatnonzero(valid)
     if idx.size == 0:
         return out
+    encs: list[Enclosure | None]
     try:
-        encs = enclose_layer(W_Q[idx], W_K, kv_index[idx], method=method)
+        encs = list(enclose_layer(W_Q[idx], W_K, kv_index[idx], method=method))
     except ZeroFormError:  # some head has L = 0: certify the heads one by one
         encs = []
         for h in idx:
@@ -309,7 +315,7 @@ def process_layer(
     *,
     model: str,
     exact: bool = False,
-    exact_method: str = "auto",
+    exact_method: ExactMethod = "auto",
     certify: bool = False,
     certify_method: str = "auto",
     gamma: np.ndarray | None = None,
@@ -571,7 +577,7 @@ def _survey_model(model: Model, source: str | None, key: str, label: str, opts: 
                                         gammas, step=step, tokens_seen=tokens_seen)
                     del lw  # let the reader's next layer take this one's memory
                     res.timings["read_s"] = read_s
-                    writer.submit(lambda layer=layer, res=res: _write(store, layer, res))
+                    writer.submit(functools.partial(_write, store, layer, res))
     except BaseException:
         # the workers are dead (run_processes joined them) and the writer thread is
         # done: a write they were killed in left a temporary file, which goes now

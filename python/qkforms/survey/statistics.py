@@ -1,4 +1,4 @@
-"""Per-head survey statistics (THEORY §7.3): one function, batched over heads.
+"""Per-head survey statistics (``docs/theory.md`` §12.3): one function, batched over heads.
 
 :func:`head_statistics` computes every statistic column of ``heads.parquet``
 (``docs/survey.md``) from a head's spectrum of ``S``, its energies and the singular
@@ -110,8 +110,9 @@ def head_statistics(
     )
     s2 = h2.sum(axis=1)
     s4 = (h2 * h2).sum(axis=1)
+    a, b, c, d = (np.asarray(x, dtype=np.float64) for x in p)  # batched: arrays
     with np.errstate(divide="ignore", invalid="ignore"):
-        a_over_b = p.a / p.b
+        a_over_b = a / b
     out: dict[str, NDArray] = {
         "n_pos": n_pos,
         "n_neg": n_neg,
@@ -123,7 +124,7 @@ def head_statistics(
         "pairing_bound": bound,
         "pairing_gap": bound - pairing,
         "lobe_departure": np.asarray(lobe_departure(eig)),
-        "a": p.a, "b": p.b, "c": p.c, "d": p.d,
+        "a": a, "b": b, "c": c, "d": d,
         "b_S": b_S, "c_S": c_S, "d_S": d_S,
         "theta_dist": np.asarray(theta_distance(Profile(*pts.T))),
         "theta_L_dist": theta_L_dist,
@@ -133,7 +134,7 @@ def head_statistics(
         "stable_rank": s2 / h2[:, 0],
         "leading_share": h2[:, 0] / s2,
         "a_over_b": a_over_b,
-        "b_minus_a": p.b - p.a,
+        "b_minus_a": b - a,
         "norm_sq": norm_sq,
     }
     types = spectral_type(Profile(*pts.T), radius=SPECTRAL_TYPE_RADIUS)

@@ -105,7 +105,7 @@ def atomic_write_table(path: Path, table: Any, *, root: Path | None = None) -> N
 
 def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
     buf = io.BytesIO()
-    np.savez(buf, **arrays)
+    np.savez(buf, allow_pickle=False, **arrays)  # float arrays only: never pickle
     return buf.getvalue()
 
 

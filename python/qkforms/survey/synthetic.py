@@ -30,6 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
+from qkforms.errors import ParameterError, format_value
+
 __all__ = ["to_bfloat16_bits", "write_llama_checkpoint", "write_series"]
 
 
@@ -97,9 +99,9 @@ def write_llama_checkpoint(
     Path
     """
     if dtype not in ("BF16", "F32", "F64"):
-        raise ValueError(f"dtype must be 'BF16', 'F32' or 'F64', got {dtype!r}")
+        raise ParameterError(f"dtype must be 'BF16', 'F32' or 'F64', got {format_value(dtype)}")
     if scale != 1.0 and dtype != "F64":
-        raise ValueError("scale needs dtype='F64' (other dtypes cannot hold scaled weights)")
+        raise ParameterError("scale needs dtype='F64' (other dtypes cannot hold scaled weights)")
     out = Path(path)
     out.mkdir(parents=True, exist_ok=True)
     nan_set = set(nan_heads)
@@ -142,7 +144,7 @@ def write_llama_checkpoint(
     head += b" " * (-len(head) % 8)
     rng = np.random.default_rng(seed)
     weight_scale = scale
-    scale = np.float32(1.0 / np.sqrt(N))
+    init_scale = np.float32(1.0 / np.sqrt(N))
 
     def encode(a: np.ndarray, factor: float = weight_scale) -> bytes:
         if dtype == "F64":
@@ -153,8 +155,8 @@ def write_llama_checkpoint(
         f.write(len(head).to_bytes(8, "little"))
         f.write(head)
         for layer in range(n_layers):
-            q = rng.standard_normal((n_q, n, N), dtype=np.float32) * scale
-            k = rng.standard_normal((n_kv, n, N), dtype=np.float32) * scale
+            q = rng.standard_normal((n_q, n, N), dtype=np.float32) * init_scale
+            k = rng.standard_normal((n_kv, n, N), dtype=np.float32) * init_scale
             if pull:
                 q = ((1.0 - pull) * q + pull * k[np.arange(n_q) // group]).astype(np.float32)
             for lay, h in degen:

@@ -116,13 +116,13 @@ def house_rule_violations(source: str, path: str) -> list[RuleViolation]:
                 "`first` without a `-- closes by: …` comment naming the expected branch"))
     opens = _opens(code)
     for symbol, (pattern, scopes, _where) in NOTATION_SCOPES.items():
-        m = re.search(pattern, code)
-        if m is None:
+        hit = re.search(pattern, code)
+        if hit is None:
             continue
-        if not any(off < m.start() and (ns in scopes or ns.split(".")[-1] in scopes)
+        if not any(off < hit.start() and (ns in scopes or ns.split(".")[-1] in scopes)
                    for off, ns in opens):
             found.append(RuleViolation(
-                path, stripped.line_of(m.start()), "notation",
+                path, stripped.line_of(hit.start()), "notation",
                 f"`{symbol}` is used but no enclosing `open` provides it "
                 f"(open {' or '.join(scopes)})"))
     found.sort(key=lambda v: v.line)

@@ -258,16 +258,21 @@ def run_exact(
     except VerificationError as exc:
         return ExactOutcome(FAIL, None, None, str(exc), time.perf_counter() - start)
     except ModuleNotFoundError as exc:
-        return ExactOutcome(NOT_RUN, None, None, f"{spec} {_install_hint(missing_package(exc))}",
+        pkg = missing_package(exc)
+        if pkg is None:  # a qkforms module is missing: a broken install, not an optional one
+            return ExactOutcome(FAIL, None, None, f"{spec} raised ModuleNotFoundError: {exc}",
+                                time.perf_counter() - start)
+        return ExactOutcome(NOT_RUN, None, None, f"{spec} {_install_hint(pkg)}",
                             time.perf_counter() - start)
     kwargs = {**_accepted(func, dict(sizes or {})), **dict(id_sizes or {})}
     try:
         out = func(seed=seed, **kwargs)
     except ModuleNotFoundError as exc:
-        if missing_package(exc) is None:
+        pkg = missing_package(exc)
+        if pkg is None:
             return ExactOutcome(FAIL, None, None, f"{spec} raised ModuleNotFoundError: {exc}",
                                 time.perf_counter() - start, kwargs)
-        return ExactOutcome(NOT_RUN, None, None, f"{spec} {_install_hint(missing_package(exc))}",
+        return ExactOutcome(NOT_RUN, None, None, f"{spec} {_install_hint(pkg)}",
                             time.perf_counter() - start, kwargs)
     except Exception as exc:  # a crashing check is a failing check, reported with its error
         return ExactOutcome(

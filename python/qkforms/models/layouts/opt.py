@@ -3,7 +3,7 @@
 ``decoder.layers.{i}.self_attn.q_proj.weight`` is ``[H n, N]`` (output x input, rows
 cut into ``H`` consecutive heads of ``n`` rows), likewise ``k_proj``; biases ``[H n]``
 when ``enable_bias`` (default true). OPT multiplies the projected query by ``n^-1/2``
-inside the module; that scale is not part of ``L`` (THEORY §0). Positions are learned
+inside the module; that scale is not part of ``L`` (``docs/theory.md`` §1). Positions are learned
 absolute embeddings added to the input.
 
 Examples
