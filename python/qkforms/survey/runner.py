@@ -396,19 +396,23 @@ def process_layer(
             cols["norm_sq"] = np.where(cols["valid"], sp.norm_sq, np.nan)
     t1 = time.perf_counter()
     certified: list[bool | None] = [None] * n_q
-    if exact and failure is None and not isinstance(lw, UnreadLayer):
-        for h in range(n_q):
-            g = int(kv_index[h])
-            if np.isfinite(lw.W_Q[h]).all() and np.isfinite(lw.W_K[g]).all():
-                certified[h] = _certify(lw.W_Q[h], lw.W_K[g], gamma, n, N, exact_method)
-    t2 = time.perf_counter()
     certify_cols = None
-    if certify and failure is None and not isinstance(lw, UnreadLayer):
-        W_Q, W_K = lw.W_Q, lw.W_K
-        if gamma is not None:  # the folded float64 weights, exactly as surveyed
-            W_Q, W_K = W_Q * gamma, W_K * gamma
-        certify_cols = certify_columns(
-            _enclosures(W_Q, W_K, kv_index, cols["valid"], certify_method))
+    # the exact and certified stages call LAPACK on small matrices too (the float64
+    # approximations of the verified eigenvalue method): one BLAS thread, as above
+    with blas_single_thread():
+        if exact and failure is None and not isinstance(lw, UnreadLayer):
+            for h in range(n_q):
+                g = int(kv_index[h])
+                if np.isfinite(lw.W_Q[h]).all() and np.isfinite(lw.W_K[g]).all():
+                    certified[h] = _certify(lw.W_Q[h], lw.W_K[g], gamma, n, N,
+                                            exact_method)
+        t2 = time.perf_counter()
+        if certify and failure is None and not isinstance(lw, UnreadLayer):
+            W_Q, W_K = lw.W_Q, lw.W_K
+            if gamma is not None:  # the folded float64 weights, exactly as surveyed
+                W_Q, W_K = W_Q * gamma, W_K * gamma
+            certify_cols = certify_columns(
+                _enclosures(W_Q, W_K, kv_index, cols["valid"], certify_method))
     t3 = time.perf_counter()
     heads = heads_table(model, lw.layer, kv_index, N, n, sp.error, cols, certified,
                         certify_cols, step=step, tokens_seen=tokens_seen)
