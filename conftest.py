@@ -116,7 +116,10 @@ def recording_imports() -> Iterator[set[str]]:
     original, original_import_module = builtins.__import__, importlib.import_module
 
     def audit(name, globals=None, locals=None, fromlist=(), level=0):  # noqa: A002
-        if level == 0 and _audited(globals):
+        # A bare ``__import__(name)`` call (pytest < 9.1's importorskip) passes no
+        # globals: the caller's frame says who imports.
+        if level == 0 and _audited(globals if globals is not None
+                                   else sys._getframe(1).f_globals):
             seen.add(name.split(".", 1)[0])
         return original(name, globals, locals, fromlist, level)
 
