@@ -67,7 +67,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         ["parts.py", "signature.py", "profile.py", "pairing.py", "theta.py", "faces.py",
          "arithmetic.py", "head.py", "_validate.py"],
         ["tests/test_core.py", "tests/test_gram.py", "tests/test_error_contract.py",
-         "tests/survey/test_survey_statistics.py"],
+         "tests/survey/test_survey_statistics.py",
+         "tests/reliability/test_reliability_scale.py"],  # input contract, extreme scales
     ),
     "exact": (
         ["exact/constructions.py", "exact/faces.py", "exact/orthogonal.py", "exact/parts.py",
