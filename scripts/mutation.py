@@ -16,9 +16,10 @@ Usage (from the repository root, in the test environment)::
     python scripts/mutation.py --list --groups gram  # print the mutants, run nothing
 
 Groups (module -> the tests run against its mutants): ``core`` (``parts``,
-``signature``, ``profile``, ``pairing``, ``theta``, ``faces``), ``exact``
-(``qkforms/exact/``), ``gram`` (``qkforms/gram.py``), ``stats`` (``qkforms/stats/``);
-each runs its module's doctests too. Mutants are generated from the source with exact
+``signature``, ``profile``, ``pairing``, ``theta``, ``faces``, ``arithmetic``, ``head``,
+``_validate``), ``exact`` (``qkforms/exact/``), ``gram`` (``qkforms/gram.py``), ``stats``
+(``qkforms/stats/`` but its command-line, executor and output modules); each runs its
+module's doctests too. Mutants are generated from the source with exact
 token positions (comments, docstrings and line numbers stay as they are). Not mutated:
 docstrings and other strings, type annotations, ``raise`` statements (their messages),
 ``assert`` statements (internal invariants), ``__all__``, and lines marked
@@ -63,15 +64,21 @@ PKG = "python/qkforms"
 #: group -> (modules relative to the package, tests run against their mutants)
 GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "core": (
-        ["parts.py", "signature.py", "profile.py", "pairing.py", "theta.py", "faces.py"],
+        ["parts.py", "signature.py", "profile.py", "pairing.py", "theta.py", "faces.py",
+         "arithmetic.py", "head.py", "_validate.py"],
         ["tests/test_core.py", "tests/test_gram.py", "tests/test_error_contract.py",
-         "tests/survey/test_survey_statistics.py"],
+         "tests/survey/test_survey_statistics.py",
+         "tests/reliability/test_reliability_scale.py"],  # input contract, extreme scales
     ),
     "exact": (
         ["exact/constructions.py", "exact/faces.py", "exact/orthogonal.py", "exact/parts.py",
          "exact/polynomial.py", "exact/profile.py", "exact/rational.py",
-         "exact/signature.py"],
-        ["tests/test_exact.py", "tests/test_checks.py"],  # the checks run on the mirror
+         "exact/signature.py", "exact/balls.py", "exact/enclosure.py",
+         "exact/verified_spectrum.py"],
+        # the checks run on the mirror; the certified tests on the ball arithmetic and the
+        # verified spectra (docs/certified.md)
+        ["tests/test_exact.py", "tests/test_checks.py", "tests/test_certified.py",
+         "tests/test_properties_certified.py"],
     ),
     "gram": (
         ["gram.py"],
@@ -79,11 +86,12 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     ),
     "stats": (
         ["stats/baseline.py", "stats/bootstrap.py", "stats/fits.py", "stats/layer.py",
-         "stats/observations.py", "stats/spectral.py", "stats/synthetic.py", "stats/table.py",
-         "stats/types.py"],
+         "stats/observations.py", "stats/series.py", "stats/spectral.py", "stats/synthetic.py",
+         "stats/table.py", "stats/types.py"],
         ["tests/stats/test_types_bootstrap_table.py", "tests/stats/test_fits.py",
          "tests/stats/test_observations.py", "tests/stats/test_pandas_input.py",
-         "tests/stats/test_certified_tables.py", "tests/stats/test_samples_rows_tasks.py"],
+         "tests/stats/test_certified_tables.py", "tests/stats/test_samples_rows_tasks.py",
+         "tests/stats/test_series_stats.py"],
     ),
 }
 

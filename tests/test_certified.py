@@ -330,3 +330,62 @@ def test_rump_and_charpoly_certificates_agree_on_real_heads():
         for a, b in zip(rump.eigenvalues, exact.eigenvalues, strict=True):
             assert max(a.lo, b.lo) <= min(a.hi, b.hi)
         assert exact.max_width() < 1e-14
+
+
+# --- second mutation campaign: each test states the property it checks -------------------
+
+
+def test_exact_gram_is_exact_for_mixed_and_large_integer_inputs() -> None:
+    """The Gram blocks are exact whatever the input types: a float array next to a list of
+    Fractions keeps 1/3 exact, and int64 entries beyond 2^53 (not representable as
+    float64) keep their last bit."""
+    mixed = exact_gram(np.array([[1.0, 0.5, 0.0]]), [[Fraction(1, 3), 0, 1]])
+    exact = exact_gram([[1, Fraction(1, 2), 0]], [[Fraction(1, 3), 0, 1]])
+    assert (mixed.KK, mixed.QQ, mixed.QK, mixed.unit) == (exact.KK, exact.QQ, exact.QK,
+                                                          exact.unit)
+    big = 2**60 + 1
+    g = exact_gram(np.array([[big, 0]], dtype=np.int64), np.array([[1, 1]], dtype=np.int64))
+    assert g.unit == 1 and int(g.QQ[0, 0]) == big * big and int(g.QK[0, 0]) == big
+
+
+def test_non_finite_weights_are_refused_by_name() -> None:
+    """A NaN or infinity anywhere in float weights is a NonFiniteError naming W_Q/W_K."""
+    from qkforms.errors import NonFiniteError
+
+    for bad in (np.nan, np.inf):
+        Q = np.array([[1.0, bad, 0.0]])
+        with pytest.raises(NonFiniteError, match="W_Q or W_K contains NaN or infinite"):
+            exact_gram(Q, np.eye(1, 3))
+
+
+def test_certified_results_are_read_only_and_max_width_is_the_largest() -> None:
+    """Enclosures and spectrum enclosures are frozen (a certificate cannot be edited after
+    the fact); ``max_width`` is the largest width over the defined statistics."""
+    import dataclasses
+
+    rng = np.random.default_rng(4)
+    enc = enclose(*rng.standard_normal((2, 2, 6)))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        enc.a = enc.b  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        enc.spectrum.method = "other"  # type: ignore[misc]
+    widths = [getattr(enc, s).width for s in CERTIFIED_STATS if getattr(enc, s) is not None]
+    assert enc.max_width() == max(widths) and min(widths) < max(widths)
+
+
+def test_intervals_width_midpoint_and_unbounded_ends() -> None:
+    """``Interval``: width ``hi - lo`` rounded up (inf when an end is infinite), a midpoint
+    inside the interval (the finite end of a half-line), and containment with infinite
+    ends (``[-inf, 0]`` contains -1e300)."""
+    from qkforms.exact.balls import Interval
+
+    iv = Interval(0.1, 0.7)
+    assert iv.width >= 0.6 and iv.width == pytest.approx(0.6, rel=1e-15)
+    assert iv.mid == pytest.approx(0.4) and 0.1 <= iv.mid <= 0.7
+    tiny = Interval(1.0, math.nextafter(1.0, 2.0))
+    assert tiny.mid in (tiny.lo, tiny.hi)
+    assert Interval(-math.inf, 0.0).width == math.inf == Interval(0.0, math.inf).width
+    assert Interval(2.0, math.inf).mid == 2.0 and Interval(-math.inf, -3.0).mid == -3.0
+    assert Interval(-math.inf, 0.0).contains(-1e300) and not Interval(-math.inf, 0.0).contains(1)
+    assert Interval(0.0, math.inf).contains(Fraction(10**400)) and \
+        not Interval(0.0, math.inf).contains(-1)

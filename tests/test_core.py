@@ -175,6 +175,43 @@ def test_head_shape_errors() -> None:
         qk.Head(np.zeros((2, 5)), np.ones((2, 5))).profile()
 
 
+def test_heads_need_a_row_and_a_column_and_one_by_one_is_a_head() -> None:
+    """A head has ``n >= 1`` and ``N >= 1``: an empty dimension is a ShapeError (also in a
+    batch), and the smallest head ``n = N = 1`` works: ``L = (6)`` is PSD, profile
+    ``(0, 0, 1, 0)``, spectrum ``(6, 0)`` on the reduced 2n = 2 values."""
+    for shape in ((0, 5), (2, 0), (3, 2, 0), (3, 0, 4)):
+        with pytest.raises(qk.ShapeError, match="n >= 1 and N >= 1"):
+            qk.gram_spectrum(np.ones(shape), np.ones(shape))
+    with pytest.raises(qk.ShapeError, match="n >= 1 and N >= 1"):
+        qk.Head(np.ones((0, 5)), np.ones((0, 5)))
+    h = qk.Head([[2.0]], [[3.0]])
+    assert tuple(h.profile()) == pytest.approx((0.0, 0.0, 1.0, 0.0))
+    assert qk.gram_spectrum([[2.0]], [[3.0]]).tolist() == pytest.approx([6.0, 0.0])
+    np.testing.assert_allclose(qk.gram_spectrum(np.full((2, 1, 1), 2.0),
+                                                np.full((2, 1, 1), 3.0)), [[6.0, 0.0]] * 2)
+
+
+def test_square_input_is_checked_on_the_last_two_axes() -> None:
+    """A batch of non-square matrices is refused like a single one (ShapeError)."""
+    for bad in (np.ones((3, 2, 3)), np.ones((2, 2, 2, 3))):
+        with pytest.raises(qk.ShapeError, match="square"):
+            qk.profile(bad)
+    assert np.asarray(qk.profile(np.stack([np.eye(2), -np.eye(2)])).c).tolist() == [1.0, 0.0]
+
+
+def test_float_ratio_or_inf_is_silent_and_infinite_on_zero_denominators() -> None:
+    """``FLOAT64.ratio_or_inf``: ``num/den`` where ``den > 0``, ``+inf`` where ``den = 0``
+    (also for ``0/0``), with no RuntimeWarning for the lanes it discards."""
+    import warnings
+
+    from qkforms.arithmetic import FLOAT64
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = FLOAT64.ratio_or_inf(np.array([0.0, 3.0, 1.0]), np.array([0.0, 0.0, 4.0]))
+    assert out.tolist() == [np.inf, np.inf, 0.25]
+
+
 # --- profile (Definition 6, Lemma 4) -----------------------------------------------
 
 

@@ -488,3 +488,98 @@ def test_head_with_rational_spectrum_refuses_nonpositive_values() -> None:
     for t in ([2, -1], [0, 1], [-1, -2], []):
         with pytest.raises(qkforms.ParameterError):
             head_with_rational_spectrum(t, 6, np.random.default_rng(0))
+
+
+# --- what the generators build (second campaign: each checks a documented property) ----
+
+
+def test_random_spectrum_draws_exactly_the_documented_values() -> None:
+    """Nonzero eigenvalues are ``+-k/d`` with ``1 <= k <= height`` and ``d`` in 1, 2, 3,
+    and every such value occurs in both lobes (the source of ties and repeats)."""
+    height = 2
+    want = {Fraction(k, d) for k in range(1, height + 1) for d in (1, 2, 3)}
+    pos, neg = set(), set()
+    for s in range(150):
+        lam = exact.random_spectrum(np.random.default_rng(s), 4, n_pos=2, n_neg=2,
+                                    height=height)
+        pos |= {v for v in lam if v > 0}
+        neg |= {-v for v in lam if v < 0}
+    assert pos == want and neg == want
+
+
+def test_random_skew_reaches_every_entry_value() -> None:
+    """``random_skew``: skew, zero diagonal, and every entry above the diagonal takes every
+    integer in ``[-height, height]`` over seeds (and nothing else)."""
+    h, N = 2, 3
+    seen: dict[tuple[int, int], set[int]] = {(i, j): set() for i in range(N)
+                                             for j in range(i + 1, N)}
+    for s in range(120):
+        A = np.array(exact.random_skew(N, np.random.default_rng(s), h).tolist(), dtype=object)
+        assert (A == -A.T).all() and all(A[i, i] == 0 for i in range(N))
+        for (i, j), vals in seen.items():
+            vals.add(int(A[i, j]))
+    assert all(vals == set(range(-h, h + 1)) for vals in seen.values())
+
+
+def _stacked(W_Q: flint.fmpq_mat, W_K: flint.fmpq_mat) -> np.ndarray:
+    """``M = [W_K; W_Q]`` as an integer array."""
+    return np.array([[int(v) for v in row] for row in W_K.tolist() + W_Q.tolist()])
+
+
+def _has_unit_lower_triangular_block(M: np.ndarray) -> bool:
+    """Whether some ordered choice of ``rows(M)`` columns is unit lower triangular."""
+    import itertools
+
+    r = M.shape[0]
+    return any(all(M[i, c[i]] == 1 and all(M[i, c[j]] == 0 for j in range(i + 1, r))
+                   for i in range(r))
+               for c in itertools.permutations(range(M.shape[1]), r))
+
+
+def test_surjective_heads_are_built_as_documented() -> None:
+    """``random_head(kind="surjective")``: ``M = [W_K; W_Q]`` has a unit lower-triangular
+    ``2n x 2n`` block in some columns (the docstring's construction), integer entries in
+    ``[-height, height]`` with every value drawn, and entries centred at zero apart from
+    the block's unit diagonal (mean ``2n/(2n N) = 1/N`` over many heads)."""
+    n, N, h = 2, 5, 3
+    Ms = [_stacked(*exact.random_head(np.random.default_rng(s), n, N, "surjective", h))
+          for s in range(150)]
+    assert all(_has_unit_lower_triangular_block(M) for M in Ms[:40])
+    values = np.concatenate([M.ravel() for M in Ms])
+    assert set(values.tolist()) == set(range(-h, h + 1))
+    assert abs(values.mean() - 1 / N) < 0.1  # standard error ~0.03
+
+
+def test_degenerate_head_kinds_repeat_or_share_a_row() -> None:
+    """``repeated_row``: the last row of ``W_K`` is its first row (zero when ``n = 1``);
+    ``shared_row``: ``W_K`` and ``W_Q`` have the same first row; the other rows are those
+    of a surjective-style head (so the stacked rank is exactly ``2n - 1``)."""
+    for n in (1, 2, 3):
+        for seed in range(5):
+            W_Q, W_K = exact.random_head(np.random.default_rng(seed), n, 2 * n + 1,
+                                         "repeated_row")
+            K = W_K.tolist()
+            assert K[-1] == (K[0] if n > 1 else [0] * (2 * n + 1))
+            assert exact.rank(_stacked(W_Q, W_K)) == 2 * n - 1
+            W_Q, W_K = exact.random_head(np.random.default_rng(seed), n, 2 * n + 1,
+                                         "shared_row")
+            assert W_K.tolist()[0] == W_Q.tolist()[0]
+            assert exact.rank(_stacked(W_Q, W_K)) == 2 * n - 1
+
+
+def test_rational_spectrum_head_mixes_rows_by_a_random_unit_triangular_matrix() -> None:
+    """``head_with_rational_spectrum`` mixes rows by a random unimodular ``A`` (unit lower
+    triangular, entries in ``[-height, height]``): ``W_K = A [I 0] P`` with ``P``
+    orthogonal, so ``W_K W_K^T = A A^T``, whose unique LU factorisation returns ``A``;
+    over seeds every value of ``[-height, height]`` occurs below its diagonal."""
+    height, below = 2, set()
+    for s in range(40):
+        W_Q, W_K, _ = exact.head_with_rational_spectrum(["2", "1/3", "3"], 7,
+                                                        np.random.default_rng(s),
+                                                        height=height)
+        G = sympy.Matrix((W_K * W_K.transpose()).tolist())
+        A, U, perm = G.LUdecomposition()
+        assert perm == [] and U == A.T  # G = A A^T, A unit lower triangular
+        assert all(A[i, i] == 1 and A[i, j].is_integer for i in range(3) for j in range(3))
+        below |= {int(A[i, j]) for i in range(3) for j in range(i)}
+    assert below == set(range(-height, height + 1))

@@ -105,6 +105,9 @@ def test_unit_scale_is_exact_and_shared_with_head() -> None:
     np.array([[1.0, "a"], [0.0, 1.0]], dtype=object),
     np.array([[1.0, 2j], [0.0, 1.0]], dtype=object),
     np.array([[b"1", b"0"], [b"0", b"1"]]),
+    np.array([[1.0, "0"], [0.0, 1.0]], dtype=object),               # a numeric string
+    np.array(["2020-01-01", "2020-01-02"], dtype="datetime64[D]").reshape(1, 2).repeat(2, 0),
+    np.array([[1, 0], [0, 1]], dtype="timedelta64[s]"),             # numpy casts these
 ])
 def test_the_api_refuses_what_is_not_a_real_array(bad: object) -> None:
     for call in (qk.signature, qk.profile, qk.energies, qk.parts):

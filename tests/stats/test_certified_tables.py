@@ -97,3 +97,23 @@ def test_float_runs_have_no_certified_table():
     assert "n_undecided" not in radius
     acc = t["accumulation"].row(0)
     assert acc["near_theta"] == int(np.sum(np.array(h["theta_dist"]) <= NEAR_THETA))
+
+
+def test_exact_faces_are_decided_on_their_face_or_undecided() -> None:
+    """Heads exactly on a face of the simplex: an exactly symmetric ``S``-spectrum
+    (``c = d = 0``, ``b > 0``) is decided Type II, not left undecided; a PSD head
+    (``W_K = W_Q``: ``d = 0``) is never decided off the face ``d = 0``."""
+    e = np.eye(6)
+    symmetric = [Head(e[[0, 2]], e[[1, 3]] * [[1.0], [2.0]]),  # S-spectrum +-1/2, +-1
+                 Head(e[[0]], e[[4]])]
+    rng = np.random.default_rng(3)
+    psd = [Head(Q, Q) for Q in rng.standard_normal((2, 2, 6))]
+    h, s = survey_rows("faces", symmetric + psd, certify=True)
+    assert h["c"][:2] == [0.0, 0.0] and h["d"][:2] == [0.0, 0.0] and min(h["b"][:2]) > 0
+    assert h["d"][2:] == [0.0, 0.0]
+    t = _tables(h, s)
+    labels = list(t["head_stats"]["type_radius"])
+    assert labels[:2] == ["II", "II"]
+    row = t["certified"].row(0)
+    assert row["face_d0_no"] == 0
+    assert row["face_d0_yes"] + row["face_d0_undecided"] == 4

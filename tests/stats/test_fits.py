@@ -86,3 +86,57 @@ def test_ks_distance_matches_scipy_kstest() -> None:
 def test_fits_reject_nonpositive_samples() -> None:
     with pytest.raises(ValueError, match="positive"):
         fit_gamma([[1.0, 0.0, 2.0]])
+
+
+# --- per-head spectral columns (second mutation campaign) ---------------------------------
+
+
+def _spectral_inputs(k: float, seed: int, m: int, heads: int) -> tuple[list, list, list]:
+    """Gamma(k) lobes of S, singular values of T and |eigenvalues| of L, per head."""
+    rng = np.random.default_rng(seed)
+    eig = [np.concatenate([rng.gamma(k, 1.0, m), -rng.gamma(k, 1.0, m)]) for _ in range(heads)]
+    return (eig, [rng.gamma(k, 1.0, m) for _ in range(heads)],
+            [rng.gamma(k, 1.0, m) for _ in range(heads)])
+
+
+def _spectral_cols(k: float, seed: int = 0, m: int = 48, heads: int = 6) -> dict:
+    from qkforms.stats.spectral import spectral_rows
+
+    return spectral_rows(*_spectral_inputs(k, seed, m, heads), fits=True)
+
+
+def test_information_criteria_and_ks_columns_are_the_textbook_ones() -> None:
+    """AIC = 2p - 2 log L and BIC = p log m - 2 log L with p = 3 (generalized gamma) and
+    p = 2 (lognormal); the lognormal KS distance is scipy's against the fitted law."""
+    from qkforms.stats.spectral import SAMPLES, head_samples
+
+    cols = _spectral_cols(2.0)
+    for name in SAMPLES:
+        m = cols[f"{name}_m"].astype(float)
+        ll_gg, ll_ln = cols[f"{name}_gg_loglik"], cols[f"{name}_ln_loglik"]
+        assert np.all(np.isfinite(ll_gg)) and np.all(np.isfinite(ll_ln))
+        assert cols[f"{name}_aic_gg"] == pytest.approx(6 - 2 * ll_gg)
+        assert cols[f"{name}_aic_ln"] == pytest.approx(4 - 2 * ll_ln)
+        assert cols[f"{name}_bic_gg"] == pytest.approx(3 * np.log(m) - 2 * ll_gg)
+        assert cols[f"{name}_bic_ln"] == pytest.approx(2 * np.log(m) - 2 * ll_ln)
+    # the first head's samples again: its lognormal KS distance is scipy's
+    eig, sv_T, abs_L = _spectral_inputs(2.0, 0, 48, 6)
+    sample = head_samples(eig[0], sv_T[0], abs_L[0])
+    for name in SAMPLES:
+        law = stats.lognorm(s=cols[f"{name}_ln_sigma"][0], scale=cols[f"{name}_ln_scale"][0])
+        assert cols[f"{name}_ks_ln"][0] == pytest.approx(
+            stats.kstest(sample[name], law.cdf).statistic, rel=1e-9)
+
+
+def test_gamma_mode_is_defined_for_every_shape_above_one() -> None:
+    """``mode = (k - 1) theta`` for every fitted shape ``k > 1`` (including 1 < k <= 2),
+    NaN for ``k <= 1``; ``all_shapes_gt1`` says whether all three shapes exceed 1."""
+    cols = _spectral_cols(1.6, seed=2, m=200, heads=4)
+    for key in ("pos", "neg", "T"):
+        k, theta = cols[f"k_{key}"], cols[f"theta_{key}"]
+        assert np.all((k > 1) & (k <= 2))
+        assert cols[f"mode_{key}"] == pytest.approx((k - 1) * theta)
+    assert cols["all_shapes_gt1"].all()
+    low = _spectral_cols(0.6, seed=2, m=200, heads=2)
+    assert np.all(low["k_pos"] < 1) and np.isnan(low["mode_pos"]).all()
+    assert not low["all_shapes_gt1"].any()

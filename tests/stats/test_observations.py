@@ -340,3 +340,95 @@ def test_type_shares_are_the_counts_over_the_heads(tables) -> None:
             for ty in TYPES:
                 assert r[f"share_{ty}"] == pytest.approx(r[f"n_{ty}"] / total), (name, r)
             assert sum(r[f"share_{ty}"] for ty in TYPES) == pytest.approx(1.0)
+
+
+# --- second mutation campaign: each test states the property it checks -------------------
+
+
+def test_pooled_row_ranges_over_every_models_median(tables) -> None:
+    """The pooled row of ``proportional_lobes`` gives the min and max of the per-model
+    medians, over all models (not only some of them)."""
+    t = tables["proportional_lobes"]
+    per_model = [r for r in t.rows() if r["model"] != POOLED]
+    assert len(per_model) == 3
+    pooled = _row(t, POOLED)
+    for name in ("lobe_departure", "pairing_gap", "rho", "thm5_dist"):
+        meds = [r[f"{name}_median"] for r in per_model if not np.isnan(r[f"{name}_median"])]
+        assert pooled[f"{name}_model_median_min"] == min(meds)
+        assert pooled[f"{name}_model_median_max"] == max(meds)
+
+
+def test_families_quartiles_and_between_model_spread(tables) -> None:
+    """``families``: the KS quartiles are those of the per-head KS distances of the model;
+    ``families_summary``: mean and sample standard deviation (ddof = 1) of the per-model
+    shares, over the models with fitted heads."""
+    hs = tables["head_stats"]
+    models = np.asarray([str(m) for m in hs["model"]])
+    for r in tables["families"].rows():
+        if r["model"] == POOLED or r["heads_fitted"] == 0:
+            continue
+        ks = np.asarray(hs[f"{r['sample']}_ks_gg"], float)[models == r["model"]]
+        ks = ks[~np.isnan(ks)]
+        assert (r["ks_gengamma_p25"], r["ks_gengamma_p75"]) == pytest.approx(
+            np.quantile(ks, [0.25, 0.75]), rel=1e-12)
+    for s in tables["families_summary"].rows():
+        per = [r for r in tables["families"].rows()
+               if r["sample"] == s["sample"] and r["model"] != POOLED and r["heads_fitted"]]
+        assert s["models"] == len(per) >= 2
+        gg = np.asarray([r["gengamma_share"] for r in per])
+        ln = np.asarray([r["lognormal_share"] for r in per])
+        assert s["gengamma_share_mean"] == pytest.approx(gg.mean())
+        assert s["gengamma_share_sd"] == pytest.approx(gg.std(ddof=1))
+        assert s["lognormal_share_sd"] == pytest.approx(ln.std(ddof=1))
+
+
+def test_families_summary_of_one_model_and_without_bootstrap(mixed_survey) -> None:
+    """One model: the spread over models is undefined (NaN, and no warning about degrees
+    of freedom); ``n_boot = 0``: no interval, the estimates are still there."""
+    import warnings
+
+    heads, spectra = mixed_survey
+    keep = [i for i, m in enumerate(heads["model"]) if m == "gauss-a"]
+    one_h = {k: [v[i] for i in keep] for k, v in heads.items()}
+    one_s = {k: [v[i] for i in keep] for k, v in spectra.items()}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        out = observations(one_h, one_s, n_boot=0, baseline=False)
+    for s in out["families_summary"].rows():
+        assert s["models"] == 1 and np.isnan(s["gengamma_share_sd"])
+        assert 0.0 <= s["gengamma_share_mean"] <= 1.0
+        assert np.isnan(s["gengamma_share_mean_ci_low"])
+        assert np.isnan(s["lognormal_share_mean_ci_high"])
+
+
+def test_by_layer_baseline_is_that_layers_baseline(tables) -> None:
+    """``by_layer``: the baseline medians of a (model, layer) row come from the baseline
+    heads drawn for that model and layer only."""
+    base = tables["baseline_heads"]
+    bm = np.asarray([str(m) for m in base["model"]])
+    bl = np.asarray([int(v) for v in base["layer"]])
+    checked = 0
+    for r in tables["by_layer"].rows():
+        mask = (bm == r["model"]) & (bl == r["layer"])
+        assert mask.sum() == r["heads"]
+        for name in ("sym_energy", "pairing", "theta_dist"):
+            x = np.asarray(base[name], float)[mask]
+            assert r[f"baseline_{name}_median"] == pytest.approx(np.median(x), rel=1e-12)
+        checked += 1
+    assert checked == 7  # 3 + 2 + 2 layers
+
+
+def test_accumulation_fits_a_t_law_from_three_heads_and_counts_pr_below_two() -> None:
+    """``b_minus_a`` gets a Student-t fit as soon as three finite values vary; ``pr_lt2``
+    counts participation ratios strictly below 2 (``diag(1, -1)`` has exactly 2)."""
+    gh, gs = survey_rows("three", gaussian_heads(3, 3, 12, 41))
+    sh, ss = rows_from_spectrum("pr2", [[1.0, -1.0], [3.0, -1.0], [2.0, 1.0]])
+    heads, spectra = join((gh, gs), (sh, ss))
+    out = observations(heads, spectra, n_boot=0, fits=False, baseline=False)
+    r = _row(out["accumulation"], "three")
+    df, loc, scale = stats.t.fit(_col(heads, "b_minus_a", "three"))
+    assert r["b_minus_a_t_df"] == pytest.approx(df, rel=1e-6)
+    assert r["b_minus_a_t_scale"] == pytest.approx(scale, rel=1e-6)
+    pr = _col(heads, "participation_ratio", "pr2")
+    assert pr[0] == 2.0 and pr[1] < 2.0
+    assert _row(out["accumulation"], "pr2")["pr_lt2"] == int(np.sum(pr < 2)) == 2

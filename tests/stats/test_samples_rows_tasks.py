@@ -117,3 +117,91 @@ def test_table_formatting_equality_and_concat() -> None:
     assert a != Table({"x": [1.0, np.nan], "k": [1, 3]})
     both = concat([a, Table({"x": [3.0], "k": [5]})])
     assert both.columns == ["x", "k"] and both["k"].tolist() == [1, 2, 5]
+
+
+def test_geometric_error_pads_shorter_lists_with_zeros() -> None:
+    """``geo_rel_err`` pairs decreasing lists index-wise after zero-padding the shorter
+    ones; a norm of exactly 1 is an ordinary norm (only ``sigma = 0`` is NaN)."""
+    from qkforms.stats.spectral import geo_rel_err
+
+    assert geo_rel_err([4.0, 1.0], [1.0], [2.0]) == 0.0  # 1 has no negative partner
+    assert geo_rel_err([4.0], [1.0], [2.0, 1.0]) == pytest.approx(1 / np.sqrt(5.0))
+    assert geo_rel_err([1.0], [1.0], [1.0]) == 0.0
+    assert geo_rel_err([1.0], [4.0], [1.0]) == pytest.approx(1.0)
+    assert np.isnan(geo_rel_err([1.0], [1.0], [0.0]))
+
+
+def test_rows_from_spectrum_default_dimension_and_leading_value() -> None:
+    """``rows_from_spectrum``: ``N`` defaults to ``2n`` (the spectrum's length); the
+    stable rank and the leading share use the largest squared singular value."""
+    from qkforms.stats.synthetic import rows_from_spectrum
+
+    lam = np.array([3.0, 1.0, -2.0, -0.5])
+    h, _ = rows_from_spectrum("m", [lam])
+    assert h["N"] == [4] and h["n"] == [2] and h["n_zero"] == [0]
+    sq = lam**2
+    assert h["stable_rank"][0] == pytest.approx(sq.sum() / sq.max())
+    assert h["leading_share"][0] == pytest.approx(sq.max() / sq.sum())
+    h, _ = rows_from_spectrum("m", [lam], N=10)
+    assert h["N"] == [10] and h["n_zero"] == [6]
+
+
+def test_small_heads_have_their_exact_skew_share() -> None:
+    """``a = |T|^2/|L|^2`` does not depend on the scale of the head: a head scaled down
+    to ``|T|^2 << 1`` has the same ``a`` as the original (no floor on ``|T|^2``), in the
+    synthetic rows and in the Gaussian baseline of a tiny shape."""
+    from qkforms.stats.baseline import baseline_heads
+    from qkforms.stats.bootstrap import rng_for
+
+    rng = np.random.default_rng(5)
+    Q, K = rng.standard_normal((2, 2, 6))
+    L = K.T @ Q
+    a = np.sum(((L - L.T) / 2) ** 2) / np.sum(L**2)
+    for scale in (1.0, 1e-2):
+        h, _ = survey_rows("m", [Head(Q * scale, K * scale)])
+        assert h["a"][0] == pytest.approx(a, rel=1e-9)
+    rows = baseline_heads(8, N=2, n=1, seed=0, key=("m", 0, 2, 1))
+    r = rng_for(0, "gaussian-baseline", "m", 0, 2, 1)
+    W_Q, W_K = r.standard_normal((8, 1, 2)), r.standard_normal((8, 1, 2))
+    L = np.swapaxes(W_K, -1, -2) @ W_Q
+    skew = np.sum(((L - np.swapaxes(L, -1, -2)) / 2) ** 2, axis=(1, 2))
+    assert np.min(skew) < 1.0  # the case this test is about
+    assert np.asarray(rows["a"]) == pytest.approx(skew / np.sum(L**2, axis=(1, 2)), rel=1e-9)
+
+
+def test_layer_task_defaults_are_seed_zero_with_fits() -> None:
+    """``layer_task`` without options is ``seed=0, fits=True`` (the documented defaults)."""
+    h, s = survey_rows("m", [Head(*np.random.default_rng(2).standard_normal((2, 3, 12)))
+                             for _ in range(3)])
+    default = layer_task(Table(h), Table(s))
+    explicit = layer_task(Table(h), Table(s), seed=0, fits=True)
+    assert "lambda_pos_best" in default["head_stats"]
+    assert default["head_stats"]["lambda_pos_best"] == explicit["head_stats"]["lambda_pos_best"]
+    assert default["baseline"]["a"] == explicit["baseline"]["a"]
+    other = layer_task(Table(h), Table(s), seed=1, fits=True)
+    assert other["baseline"]["a"] != default["baseline"]["a"]
+
+
+def test_ratio_of_medians_with_a_one_element_denominator_and_no_warning_when_empty() -> None:
+    """A one-element sample on either side is a sample (its median is the value); an empty
+    side gives NaN silently (no RuntimeWarning about empty slices)."""
+    import warnings
+
+    from qkforms.stats.bootstrap import ratio_of_medians_ci, rng_for
+
+    est, lo, hi = ratio_of_medians_ci([2.0, 6.0], [2.0], rng=rng_for(0, "one"), n_boot=10)
+    assert est == 2.0 and 1.0 <= lo <= hi <= 3.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for x, y in (([1.0, 2.0], []), ([], [1.0, 2.0])):
+            assert all(np.isnan(v) for v in ratio_of_medians_ci(x, y, rng=rng_for(0, "e"),
+                                                                   n_boot=10))
+
+
+def test_default_bootstrap_size_is_the_documented_1000() -> None:
+    """Intervals use 1000 replicates unless told otherwise (docs/statistics.md, ``--bootstrap``)."""
+    from qkforms.stats.bootstrap import median_ci, rng_for
+
+    x = np.random.default_rng(1).gamma(2.0, size=50)
+    assert median_ci(x, rng=rng_for(0, "d")) == median_ci(x, rng=rng_for(0, "d"), n_boot=1000)
+    assert median_ci(x, rng=rng_for(0, "d")) != median_ci(x, rng=rng_for(0, "d"), n_boot=1001)

@@ -133,3 +133,23 @@ def test_stats_command_writes_the_series_tables(survey_dir: Path, tmp_path: Path
         assert (tmp_path / f"{name}.csv").is_file()
     text = (tmp_path / "observations.md").read_text()
     assert "## Training dynamics" in text
+
+
+def test_dist_to_M_takes_any_leading_shape() -> None:
+    """``dist_to_M`` measures the last axis (the four coordinates) for ``(..., 4)`` input."""
+    rng = np.random.default_rng(0)
+    pts = rng.dirichlet(np.ones(4), size=(2, 3))
+    want = np.sqrt(((pts - np.array([0.5, 0.5, 0.0, 0.0])) ** 2).sum(axis=-1))
+    assert dist_to_M(pts).shape == (2, 3)
+    np.testing.assert_allclose(dist_to_M(pts), want, rtol=1e-14)
+
+
+def test_last_step_rows_of_tables_without_steps_are_all_rows() -> None:
+    """Tables without a ``step`` column (a plain survey) keep every row."""
+    from qkforms.stats.series import last_step_rows
+    from qkforms.stats.table import Table
+
+    h = Table({"model": ["m", "m", "k"], "layer": [0, 1, 0]})
+    s = Table({"model": ["m", "m", "k"], "layer": [0, 1, 0]})
+    kept_h, kept_s = last_step_rows(h, s)
+    assert kept_h == h and kept_s == s

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy.cluster.vq import kmeans2
 
+from qkforms.errors import QKFormsError
 from qkforms.stats.bootstrap import (
     cliffs_delta,
     median_ci,
@@ -199,3 +200,64 @@ def test_table_equality_needs_same_columns_and_length() -> None:
     assert a != "x" and a != Table({"y": [1.0, 2.0]}) and a != Table({"x": [1.0]})
     assert Table({"s": ["p", "q"]}) == Table({"s": ["p", "q"]})
     assert Table({"s": ["p", "q"]}) != Table({"s": ["p", "r"]})
+
+
+# --- second mutation campaign: each test states the property it checks -------------------
+
+
+def _jittered(base: list[list[float]], per: int = 8, seed: int = 0) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [np.asarray(b) * (1 + 0.01 * rng.standard_normal(len(b))) for b in base
+            for _ in range(per)]
+
+
+def test_kmeans_types_are_ordered_by_energy_asymmetry() -> None:
+    """The clusters are named I+, II, I- by decreasing ``sum lambda_+^2 - sum lambda_-^2``
+    of the normalized spectra: many moderate positive eigenvalues (asymmetry 0.5) outrank
+    one larger positive eigenvalue (0.28), which outranks a negative-heavy head (-0.28)."""
+    base = [[0.5, 0.5, 0.5, -0.5], [0.8, -0.6], [0.6, -0.8]]
+    labels = kmeans_types(_jittered(base), seed=0).tolist()
+    assert labels == ["I+"] * 8 + ["II"] * 8 + ["I-"] * 8
+
+
+def test_kmeans_types_of_exactly_three_heads() -> None:
+    """Three heads are enough to cluster: one per type (fewer are all Type II)."""
+    assert kmeans_types([[3.0, -1.0], [2.0, -2.0], [1.0, -3.0]], seed=0).tolist() == [
+        "I+", "II", "I-"]
+
+
+def test_best_k_candidates_and_too_few_heads() -> None:
+    """``best_k_silhouette`` tries k = 2..6 by default (five and six well separated
+    families are found) and returns 0 when there are too few heads for every k."""
+    for k in (5, 6):  # k families spread over the arc from positive to negative spectra
+        t = np.linspace(0.05, 1.5, k)
+        assert best_k_silhouette(_jittered(np.stack([np.cos(t), -np.sin(t)], 1).tolist(),
+                                           per=6)) == k
+    assert best_k_silhouette([[1.0, -1.0], [2.0, -1.0]]) == 0
+
+
+def test_as_table_refuses_a_pandas_series_with_the_package_error() -> None:
+    """A pandas Series is not a table: a clear QKFormsError, not an AttributeError."""
+    pd = pytest.importorskip("pandas")
+    with pytest.raises(QKFormsError, match="cannot read a table from Series"):
+        as_table(pd.Series([1.0, 2.0]))
+
+
+def test_concat_of_one_table_and_column_order() -> None:
+    """``concat`` of one table is that table; several tables take the first one's column
+    order (columns missing from a later table are null there)."""
+    a = Table({"x": [1.0], "y": ["p"]})
+    assert concat([a]) == a
+    b = Table({"y": ["q", "r"], "x": [2.0, 3.0]})
+    c = concat([a, b])
+    assert c.columns == ["x", "y"] and c["x"].tolist() == [1.0, 2.0, 3.0]
+    assert concat([b, a]).columns == ["y", "x"]
+    assert concat([a, Table({"x": [4.0]})])["y"].tolist() == ["p", None]
+
+
+def test_float_and_text_columns_compare_unequal_without_error() -> None:
+    """Table equality never raises: a float column and a text column with the same
+    spelling are different tables; ints and floats of equal value are equal."""
+    assert Table({"x": [1.0, 2.0]}) != Table({"x": ["1.0", "2.0"]})
+    assert Table({"x": ["1.0", "2.0"]}) != Table({"x": [1.0, 2.0]})
+    assert Table({"x": [1, 2]}) == Table({"x": [1.0, 2.0]})
