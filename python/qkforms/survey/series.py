@@ -38,7 +38,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,6 +47,7 @@ from qkforms.errors import CheckpointError, QKFormsError
 
 if TYPE_CHECKING:
     from qkforms.models import Model
+    from qkforms.survey.manifest import ModelRun
     from qkforms.survey.outdir import OutputLock
     from qkforms.survey.runner import SurveyOptions
 
@@ -463,45 +464,22 @@ def _survey_units(units: Sequence[Unit], opts: SurveyOptions, lock: OutputLock, 
                   argv: Sequence[str] | None, client: Any, series: Any,
                   t_start: float) -> dict[str, Any]:
     """:func:`survey_units` once the output directory is checked and locked."""
-    from qkforms.models import load
-    from qkforms.survey.runner import finish_survey, parse_layers, prepare_model, survey_model
+    from qkforms.survey.runner import finish_survey, prepare_model, survey_model
 
     out = Path(opts.out)
-    infos: list[Any] = []
-    runs = []
     if opts.executor == "local":
-        for u in units:
-            t = time.perf_counter()
-            model = load(u.source, qk_norm=opts.qk_norm)
-            load_s = time.perf_counter() - t
-            try:
-                layers = parse_layers(opts.layers, model.info.n_layers)
-                run = survey_model(model, u.source, u.key, u.label, opts, layers,
-                                   step=u.step, tokens_seen=u.tokens_seen, lock=lock)
-            finally:
-                _close(model)
-            run.timings["load_s"] = load_s
-            infos.append(model)
-            runs.append(run)
+        infos, runs, _ = _load_each(units, opts, lambda u, model, layers: (survey_model(
+            model, u.source, u.key, u.label, opts, layers, step=u.step,
+            tokens_seen=u.tokens_seen, lock=lock), []))
     elif opts.executor == "dask":
         from qkforms.survey.executors import LayerTask, run_dask_layers
 
-        tasks: list[LayerTask] = []
-        for u in units:
-            t = time.perf_counter()
-            model = load(u.source, qk_norm=opts.qk_norm)
-            load_s = time.perf_counter() - t
-            try:
-                layers = parse_layers(opts.layers, model.info.n_layers)
-                run, todo = prepare_model(model, u.source, u.key, u.label, opts, layers,
-                                          step=u.step, tokens_seen=u.tokens_seen)
-            finally:
-                _close(model)
-            run.timings["load_s"] = load_s
-            infos.append(model)
-            runs.append(run)
-            tasks += [LayerTask(u.source, str(out), u.key, u.label, layer, run.keep_factors,
-                                u.step, u.tokens_seen) for layer in todo]
+        infos, runs, todos = _load_each(units, opts, lambda u, model, layers: prepare_model(
+            model, u.source, u.key, u.label, opts, layers, step=u.step,
+            tokens_seen=u.tokens_seen))
+        tasks = [LayerTask(u.source, str(out), u.key, u.label, layer, run.keep_factors,
+                           u.step, u.tokens_seen)
+                 for u, run, todo in zip(units, runs, todos, strict=True) for layer in todo]
         t = time.perf_counter()
         timings = run_dask_layers(tasks, opts, client=client)
         wall = time.perf_counter() - t
@@ -522,6 +500,33 @@ def _survey_units(units: Sequence[Unit], opts: SurveyOptions, lock: OutputLock, 
     extra = {"runs": _run_entries(units, series)} if series else {"runs": []}
     return finish_survey(infos, [u.source for u in units], runs, opts, argv=argv,
                          t_start=t_start, entry_extra=extra_entries, extra=extra)
+
+
+def _load_each(units: Sequence[Unit], opts: SurveyOptions,
+               start: Callable[[Unit, Model, list[int]], tuple[ModelRun, list[int]]]
+               ) -> tuple[list[Model], list[ModelRun], list[list[int]]]:
+    """Load each unit's model, ``start(unit, model, layers)`` on it, close it.
+
+    Returns the models, the runs and the layers ``start`` left to do; each run's timings
+    get the load time.
+    """
+    from qkforms.models import load
+    from qkforms.survey.runner import parse_layers
+
+    models, runs, todos = [], [], []
+    for u in units:
+        t = time.perf_counter()
+        model = load(u.source, qk_norm=opts.qk_norm)
+        load_s = time.perf_counter() - t
+        try:
+            run, todo = start(u, model, parse_layers(opts.layers, model.info.n_layers))
+        finally:
+            _close(model)
+        run.timings["load_s"] = load_s
+        models.append(model)
+        runs.append(run)
+        todos.append(todo)
+    return models, runs, todos
 
 
 def _close(model: Model) -> None:
