@@ -153,3 +153,89 @@ def test_last_step_rows_of_tables_without_steps_are_all_rows() -> None:
     s = Table({"model": ["m", "m", "k"], "layer": [0, 1, 0]})
     kept_h, kept_s = last_step_rows(h, s)
     assert kept_h == h and kept_s == s
+
+
+# --- a tiny constructed run: every value below is worked out by hand ------------------
+
+#: heads per layer (unequal, so a per-layer filter that picks the wrong heads shows)
+_COUNTS = {0: 1, 1: 2, 2: 3}
+#: model and head dimension per layer (layer 2 differs in N, layer 1 in n)
+_SHAPES = {0: (8, 2), 1: (8, 3), 2: (16, 2)}
+#: the value of ``c`` of every head at each step of run "r": pooled and per-layer medians
+#: are these values, the band is [1 - 0.05, 1 + 0.05] (n_boot=0: no interval), so ``c``
+#: settles at the third step, before the last one
+_C_PATH = (0.0, 0.5, 1.0, 1.0)
+
+
+def _tiny_rows(model: str, step: int, *, c: float = 0.25, failed: int = 0,
+               sym: dict[int, list[float]] | None = None) -> dict[str, list]:
+    """Rows of one checkpoint: ``_COUNTS`` ok heads per layer, plus ``failed`` failed heads
+    in layer 2; ``sym`` gives per-layer symmetric energies (default 0.5)."""
+    cols: dict[str, list] = {}
+
+    def add(layer: int, status: str, s: float) -> None:
+        N, n = _SHAPES[layer]
+        vals = {"model": model, "step": step, "tokens_seen": step * 100, "layer": layer,
+                "status": status, "N": N, "n": n, "n_pos": n, "n_neg": n, "n_zero": N - 2 * n,
+                "spectral_type": "II", "sym_energy": s, "pairing": 0.1, "rho": 1.0, "a": 0.5,
+                "b": 0.25, "c": c, "d": 0.0, "b_S": 0.5, "c_S": 0.25, "d_S": 0.25,
+                "theta_dist": 0.1, "thm5_dist": 0.2, "participation_ratio": 3.0}
+        for k, v in vals.items():
+            cols.setdefault(k, []).append(v)
+
+    for layer, count in _COUNTS.items():
+        energies = (sym or {}).get(layer, [0.5] * count)
+        for i in range(count):
+            add(layer, "ok", energies[i])
+    for _ in range(failed):
+        add(2, "failed", 0.5)
+    return cols
+
+
+def _tiny_table(*parts: dict[str, list]):
+    from qkforms.stats.table import Table
+
+    return Table({k: sum((p[k] for p in parts), []) for k in parts[0]})
+
+
+@pytest.fixture(scope="module")
+def tiny() -> dict:
+    """Run "r" starts at step 5 (steps 5, 15, 25, 35), run "z" at step 0 (steps 0, 10)."""
+    sym = {0: [0.9], 1: [0.6, 0.7], 2: [0.5, 0.55, 0.8]}
+    parts = [_tiny_rows("r", s, c=c, failed=1) for s, c in zip((5, 15, 25, 35), _C_PATH,
+                                                                  strict=True)]
+    parts += [_tiny_rows("z", 0, sym=sym), _tiny_rows("z", 10)]
+    return series_tables(_tiny_table(*parts), seed=0, n_boot=0, baseline=True)
+
+
+def test_series_init_rows_use_each_layers_heads_and_shapes(tiny) -> None:
+    """Per layer: its own head count, N, n, Prop. 5 prediction and baseline of equal size."""
+    rows = {None if _isnull(r["layer"]) else int(r["layer"]): r
+            for r in tiny["series_init"].rows()}
+    want = {0: (1, 8, 2, 9 / 16, 0.9), 1: (2, 8, 3, 9 / 16, 0.65), 2: (3, 16, 2, 17 / 32, 0.55)}
+    for layer, (heads, N, n, prop5, med) in want.items():
+        r = rows[layer]
+        assert (r["heads"], r["N"], r["n"], r["baseline_heads"]) == (heads, N, n, heads)
+        assert r["prop5_sym_energy"] == pytest.approx(prop5, abs=1e-15)
+        assert r["sym_energy_median"] == pytest.approx(med, abs=1e-15)
+        assert r["sym_energy_excess_median"] == pytest.approx(med - prop5, abs=1e-15)
+    pooled = rows[None]
+    # mixed shapes: no single N or n; the prediction is the mean over the six heads
+    assert (pooled["heads"], pooled["baseline_heads"]) == (6, 6)
+    assert _isnull(pooled["N"]) and _isnull(pooled["n"])
+    prop5 = (3 * 9 / 16 + 3 * 17 / 32) / 6
+    assert pooled["prop5_sym_energy"] == pytest.approx(prop5, abs=1e-15)
+    # energies 0.9, 0.6, 0.7, 0.5, 0.55, 0.8: median (0.6 + 0.7) / 2
+    assert pooled["sym_energy_median"] == pytest.approx(0.65, abs=1e-15)
+    assert pooled["sym_energy_excess_median"] == pytest.approx(0.65 - prop5, abs=1e-15)
+
+
+def test_series_init_of_a_step_0_without_ok_heads() -> None:
+    """Every step-0 head failed: one pooled row with no heads and NaN, not a crash."""
+    step0 = _tiny_rows("z", 0)
+    step0["status"] = ["failed"] * len(step0["status"])
+    out = series_tables(_tiny_table(step0, _tiny_rows("z", 10)), n_boot=0)
+    (row,) = out["series_init"].rows()
+    assert _isnull(row["layer"]) and row["heads"] == 0 and _isnull(row["N"])
+    assert math.isnan(row["prop5_sym_energy"]) and math.isnan(row["sym_energy_excess_median"])
+    assert out["series_steps"].row(3)["heads_total"] == 6  # the failed heads still count

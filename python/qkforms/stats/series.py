@@ -314,7 +314,9 @@ def _init_rows(ctx: Any, model: str, first: Table, *, seed: int,
                                "N": int(Ns[0]) if len(set(Ns.tolist())) == 1 else None,
                                "n": int(_float(sub["n"])[0])
                                if len(set(_float(sub["n"]).tolist())) == 1 else None}
-        row["prop5_sym_energy"] = float(np.mean(expected_sym_energy(N)))
+        # Proposition 5 at each head's own N (the mean when a row mixes model dimensions);
+        # NaN when no step-0 head is ok
+        row["prop5_sym_energy"] = float(np.mean(expected_sym_energy(Ns))) if len(sub) else np.nan
         for q in ("sym_energy", "rho", "b_S", "c_S", "d_S", "thm5_dist", "theta_dist",
                   "dist_M", "a", "b"):
             _put_median(row, ctx, key, q, _float(sub[q]), groups, None)
