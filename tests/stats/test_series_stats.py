@@ -157,7 +157,8 @@ def test_last_step_rows_of_tables_without_steps_are_all_rows() -> None:
 
 # --- a tiny constructed run: every value below is worked out by hand ------------------
 
-#: heads per layer (unequal, so a per-layer filter that picks the wrong heads shows)
+#: heads per layer (unequal, so a per-layer filter that picks the wrong heads shows; layer 0
+#: has a single head, so reading a layer's shape from its second head fails)
 _COUNTS = {0: 1, 1: 2, 2: 3}
 #: model and head dimension per layer (layer 2 differs in N, layer 1 in n)
 _SHAPES = {0: (8, 2), 1: (8, 3), 2: (16, 2)}
@@ -206,6 +207,40 @@ def tiny() -> dict:
                                                                   strict=True)]
     parts += [_tiny_rows("z", 0, sym=sym), _tiny_rows("z", 10)]
     return series_tables(_tiny_table(*parts), seed=0, n_boot=0, baseline=True)
+
+
+def test_series_steps_count_each_layers_own_heads(tiny) -> None:
+    """``heads_total`` of a layer row counts that layer's heads, failed ones included."""
+    got = {(r["model"], r["step"], None if _isnull(r["layer"]) else int(r["layer"])):
+           (r["heads"], r["heads_total"]) for r in tiny["series_steps"].rows()}
+    # layers hold 1, 2, 3 ok heads; run "r" has one failed head in layer 2 at every step
+    for step in (5, 15, 25, 35):
+        assert got["r", step, 0] == (1, 1) and got["r", step, 1] == (2, 2)
+        assert got["r", step, 2] == (3, 4) and got["r", step, None] == (6, 7)
+    assert got["z", 0, 0] == (1, 1) and got["z", 0, 2] == (3, 3) and got["z", 0, None] == (6, 6)
+
+
+def test_settling_of_a_run_that_starts_after_step_0(tiny) -> None:
+    """First/last step, settling step, fraction and flag of a run starting at step 5."""
+    row = next(r for r in tiny["series_settling"].rows()
+               if r["model"] == "r" and r["quantity"] == "c" and _isnull(r["layer"]))
+    assert (row["steps"], row["first_step"], row["last_step"]) == (4, 5, 35)
+    assert (row["first_value"], row["last_value"], row["range"]) == (0.0, 1.0, 1.0)
+    assert (row["band_low"], row["band_high"]) == pytest.approx((0.95, 1.05))
+    assert row["settle_step"] == 25 and row["settle_tokens"] == 2500
+    assert row["settle_fraction"] == pytest.approx((25 - 5) / (35 - 5))  # 2/3
+    assert row["settled"] is True  # settles at step 25, before the last step 35
+    # a constant quantity settles at the first step
+    const = next(r for r in tiny["series_settling"].rows()
+                 if r["model"] == "r" and r["quantity"] == "a" and r["layer"] == 1)
+    assert (const["settle_step"], const["settle_fraction"], const["settled"]) == (5, 0.0, True)
+
+
+def test_series_init_only_for_runs_that_start_at_step_0(tiny) -> None:
+    """Run "r" starts at step 5: no step-0 rows; run "z": three layers and the pooled row."""
+    init = tiny["series_init"]
+    assert init["model"].tolist() == ["z"] * 4
+    assert [None if _isnull(v) else int(v) for v in init["layer"]] == [0, 1, 2, None]
 
 
 def test_series_init_rows_use_each_layers_heads_and_shapes(tiny) -> None:
