@@ -389,3 +389,43 @@ def test_intervals_width_midpoint_and_unbounded_ends() -> None:
     assert Interval(-math.inf, 0.0).contains(-1e300) and not Interval(-math.inf, 0.0).contains(1)
     assert Interval(0.0, math.inf).contains(Fraction(10**400)) and \
         not Interval(0.0, math.inf).contains(-1)
+
+
+def test_one_by_one_heads_are_enclosed() -> None:
+    """``n = N = 1`` is a head (L is the 1 x 1 form ``k q``): its enclosures contain the
+    float profile of ``L``, a vertex of the simplex (``S = L``, ``T = 0``)."""
+    import qkforms as qk
+
+    for q, k in ((2.0, 3.0), (2.0, -3.0)):
+        enc = enclose([[q]], [[k]])
+        expected = qk.profile([[q * k]])
+        for name, value in zip("abcd", expected, strict=True):
+            assert getattr(enc, name).contains(float(value)), (q, k, name)
+        layer = enclose_layer(np.array([[[q]]]), np.array([[[k]]]))
+        assert layer[0].a.contains(float(expected[0]))
+
+
+def test_layer_refuses_a_kv_index_of_the_wrong_length_or_range() -> None:
+    """``kv_index`` gives one key head in ``[0, n_kv)`` per query head: a list too short,
+    or an index equal to ``n_kv``, is a ShapeError (not a silently wrong pairing)."""
+    from qkforms.errors import ShapeError
+
+    rng = np.random.default_rng(5)
+    Q, K = rng.standard_normal((3, 2, 6)), rng.standard_normal((2, 2, 6))
+    assert len(enclose_layer(Q, K, [0, 1, 1])) == 3
+    for kv in ([0, 1], [0, 1, 2], [0, -1, 1]):
+        with pytest.raises(ShapeError, match="kv_index must give a key head in"):
+            enclose_layer(Q, K, kv)
+
+
+def test_ball_backend_sums_over_the_last_axis_of_a_batch() -> None:
+    """``BALLS.total`` sums the last axis, per row of a batch, as the float backend does
+    (the profile of a batch of heads is computed this way)."""
+    from qkforms.arithmetic import FLOAT64
+    from qkforms.exact.balls import BALLS, ball_array, working_precision
+
+    x = np.arange(6.0).reshape(2, 3)
+    with working_precision():
+        got = BALLS.total(ball_array(x))
+    assert [float(v.mid()) for v in got] == FLOAT64.total(x).tolist() == [3.0, 12.0]
+    assert all(v.rad() == 0 for v in got)

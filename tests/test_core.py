@@ -199,6 +199,28 @@ def test_square_input_is_checked_on_the_last_two_axes() -> None:
     assert np.asarray(qk.profile(np.stack([np.eye(2), -np.eye(2)])).c).tolist() == [1.0, 0.0]
 
 
+def test_empty_matrices_are_refused_in_any_batch_shape() -> None:
+    """0 x 0 matrices are refused whether alone or in a batch of any depth (the emptiness
+    test reads the matrix axes, not a batch axis)."""
+    for bad in (np.ones((0, 0)), np.ones((3, 0, 0)), np.ones((2, 3, 0, 0))):
+        with pytest.raises(qk.ShapeError, match="non-empty square"):
+            qk.profile(bad)
+
+
+def test_head_energies_are_those_of_the_dense_form_at_unequal_weight_scales() -> None:
+    """``Head.energies()`` are the Lemma 5 energies of ``K^T Q`` themselves, not only
+    their ratios: W_Q and W_K of very different magnitudes (rescaled internally by
+    different powers of two) give ``|L|^2``, ``|S|^2``, ``|T|^2``, ``tr L`` of the
+    dense form; and a single head's energies are Python floats."""
+    rng = np.random.default_rng(8)
+    Q, K = 1e3 * rng.standard_normal((3, 7)), 3e-5 * rng.standard_normal((3, 7))
+    got = qk.Head(Q, K).energies()
+    want = qk.energies(K.T @ Q)
+    np.testing.assert_allclose(np.array(got), np.array(want), rtol=1e-10)
+    assert all(type(v) is float for v in qk.head_energies(Q, K))
+    assert "np.float64" not in repr(qk.head_energies(Q, K))
+
+
 def test_float_ratio_or_inf_is_silent_and_infinite_on_zero_denominators() -> None:
     """``FLOAT64.ratio_or_inf``: ``num/den`` where ``den > 0``, ``+inf`` where ``den = 0``
     (also for ``0/0``), with no RuntimeWarning for the lanes it discards."""
