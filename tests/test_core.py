@@ -100,8 +100,25 @@ def test_degenerate_heads_break_theorem3() -> None:
     assert same.signature() == (4, 0, 16)
     with pytest.raises(qk.DegenerateHeadError, match="rank 4 < 2n = 8"):
         same.expected_signature()
+    # exactly rank 2 (rows 2, 3 are exact multiples of rows 0, 1): Lemma 3 caps at (2, 2)
+    B = RNG.standard_normal((2, 20))
+    low = qk.Head(np.vstack([B, 2.0 * B[:1], -B[1:]]), Q)
+    assert not low.signature_decision().decided
+    assert low.signature() == qk.exact.head_signature(low.W_Q, low.W_K) == (2, 2, 16)
+    assert low.signature(method="exact") == qk.signature(low.form()) == (2, 2, 16)
+    with pytest.raises(qk.UndecidedSignatureError, match="within their error bound"):
+        low.signature(method="float")
+
+
+def test_float_products_are_exactly_full_rank() -> None:
+    # A @ B is rank 2 in exact arithmetic of the factors, but its rounded entries are not:
+    # the stored matrix has full rank, and the exact signature is about the stored weights
+    Q = RNG.standard_normal((4, 20))
     low = qk.Head(RNG.standard_normal((4, 2)) @ RNG.standard_normal((2, 20)), Q)
-    assert low.signature() == qk.signature(low.form()) == (2, 2, 16)
+    d = low.signature_decision()
+    assert not d.decided and d.n_uncertain == 4  # the rounding-sized eigenvalues
+    assert low.signature() == (4, 4, 12)          # exact, of the stored floats
+    assert qk.signature(low.form()) == (2, 2, 16)  # a threshold reads the model's rank
 
 
 def test_head_with_N_below_2n() -> None:

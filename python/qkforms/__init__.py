@@ -33,6 +33,7 @@ from qkforms.errors import (
     QKFormsError,
     ShapeError,
     SurveyLockedError,
+    UndecidedSignatureError,
     UnsafeFormatError,
     UnsafePathError,
     UnsupportedArchitectureError,
@@ -40,11 +41,17 @@ from qkforms.errors import (
     ZeroFormError,
 )
 from qkforms.faces import FaceInfo, classify_profile, spectral_type
-from qkforms.head import Head, Reduced, gram_spectrum, head_energies, reduce_heads
+from qkforms.head import Head, Prediction, Reduced, gram_spectrum, head_energies, reduce_heads
 from qkforms.pairing import lobe_departure, lobe_ratio, pairing_bound, pairing_gap, pairing_score
 from qkforms.parts import Energies, energies, parts
 from qkforms.profile import Profile, lobes, profile, profile_from_eigenvalues, symmetric_profile
-from qkforms.signature import Signature, count_signs, signature
+from qkforms.signature import (
+    Signature,
+    SignatureDecision,
+    count_signs,
+    decide_signature,
+    signature,
+)
 from qkforms.theta import (
     accumulation_limit,
     theta,
@@ -59,9 +66,11 @@ __version__ = "0.1.0"
 __all__ = [
     "CheckpointError",
     "DegenerateHeadError",
+    "UndecidedSignatureError",
     "Energies",
     "FaceInfo",
     "Head",
+    "Prediction",
     "LayerIndexError",
     "MissingColumnError",
     "MissingTensorError",
@@ -76,6 +85,7 @@ __all__ = [
     "Reduced",
     "ShapeError",
     "Signature",
+    "SignatureDecision",
     "SurveyLockedError",
     "UnsafeFormatError",
     "UnsafePathError",
@@ -86,6 +96,7 @@ __all__ = [
     "accumulation_limit",
     "classify_profile",
     "count_signs",
+    "decide_signature",
     "energies",
     "gram_spectrum",
     "head_energies",

@@ -32,6 +32,7 @@ __all__ = [
     "ZeroFormError",
     "NonFiniteError",
     "DegenerateHeadError",
+    "UndecidedSignatureError",
     "NotSymmetricError",
     "CheckpointError",
     "MissingTensorError",
@@ -96,6 +97,10 @@ class NonFiniteError(QKFormsError, ValueError):
 
 class DegenerateHeadError(QKFormsError, ValueError):
     """The stacked map [W_Q; W_K] is not surjective, so Theorem 3 does not apply."""
+
+
+class UndecidedSignatureError(QKFormsError, ValueError):
+    """Floating point cannot decide a signature: an eigenvalue lies within its error bound."""
 
 
 class NotSymmetricError(QKFormsError, ValueError):

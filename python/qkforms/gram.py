@@ -18,10 +18,19 @@ them (:data:`qkforms.tolerances.PIVOT_LIMIT`):
   of a key group;
 * **Householder QR** of ``M^T = U R`` (``F = R^T``, padded with zero columns to
   ``2n x 2n`` when ``N < 2n``) for heads whose smallest squared Cholesky pivot is at
-  most ``PIVOT_LIMIT`` times the largest diagonal entry of ``G`` (or that have no
-  Cholesky factor): squaring ``M`` into ``G`` loses accuracy when ``M`` is badly
-  conditioned, QR does not. The survey first fails such heads whose stacked map is
-  not onto (rank test, :func:`stacked_rank`); the core keeps them.
+  most ``PIVOT_LIMIT`` times the largest diagonal entry of ``G``, or whose Cholesky
+  factor does not prove ``G`` positive definite (``eta >= 1`` in Claim 3), or that have
+  no Cholesky factor: squaring ``M`` into ``G`` loses accuracy when ``M`` is badly
+  conditioned, QR does not. Heads whose stacked map is not onto are computed like any
+  other (they are findings, not failures: ``docs/survey.md``).
+
+**Dead dimensions.** ``L = sum_i k_i q_i^T`` over the rows of ``W_K`` and ``W_Q``, so a
+head dimension ``i`` with ``q_i = 0`` or ``k_i = 0`` (exactly; e.g. a zero q/k-norm gain
+after folding) contributes nothing. The engine drops such dimensions from both
+projections and factors the *live pair* ``M' = [K'; Q']`` (``2n' x N``): its Gram matrix
+is the principal submatrix of ``G`` on the live rows, so nothing is recomputed. The
+spectra of the live pair are those of the head (same ``L``), padded with exact zeros to
+the widths of ``n``; ``n_live`` records ``n'``.
 
 **Claim 1 (reduction).** *There is* ``U`` (``N x k``, orthonormal columns,
 ``k = min(N, 2n)``) *with* ``M = F_k U^T``, *where* ``F_k`` *is* ``F`` *without its
@@ -76,6 +85,34 @@ multiply out ``(2T_red)^T (2T_red)``. (3) The nonzero rows of ``L_red`` are
 (5) ``|K^T Q|^2 = tr(Q^T K K^T Q) = <K K^T, Q Q^T>``, ``tr(K^T Q) = tr(Q K^T)``
 and ``tr((K^T Q)^2) = tr((Q K^T)^2)``. ∎
 
+**Claim 3 (float error model for signs).** *Let* ``u = 2^-53``, ``t = tr G = |M|_F^2``
+*and* ``lam_hat`` *a computed eigenvalue of* ``S_red`` *(of the live pair). To first
+order in* ``u``, *under the standard backward-error model of floating point, the
+eigenvalue* ``lam`` *of the exact* ``S_red`` *matched to it in sorted order satisfies*
+``|lam_hat - lam| <= err = rel * |lam_hat| + abs``, *with*
+
+* *Cholesky heads:* ``rel = eta = (N + 2n + 1) u t |F^-1|_F^2`` *and* ``abs = 4 n u t``;
+  *if* ``eta < 1`` *the exact* ``G`` *is positive definite, so the stacked map is onto;*
+* *QR heads:* ``rel = 0`` *and* ``abs = (2 n N + 4 n) u t``.
+
+*Proof sketch.* Forming ``G`` (dot products of length N) and its Cholesky factor give
+``F F^T = G + E`` with ``|E|_2 <= (N + 2n + 1) u t`` (Higham, *Accuracy and Stability of
+Numerical Algorithms*, 2002, (3.5) and Thm 10.3). Write ``G = F W F^T`` with
+``W = I - F^-1 E F^-T``, ``|I - W| <= eta``; if ``eta < 1``, ``W = V V^T`` and ``F V`` is
+an exact factor of ``G``, so the exact ``S_red`` is congruent to the computed one by
+``V`` and Ostrowski's theorem moves each eigenvalue by a factor in ``[1 - eta, 1 + eta]``.
+Householder QR is backward stable: ``M + dM = F U^T`` with ``|dM|_F <= 2nN u |M|_F``
+(Higham Thm 19.4, its constant taken as 1), which moves the eigenvalues of ``S`` by at
+most ``|dM|_2 |M|_2`` (Weyl). Forming ``S_red`` from ``n x n`` blocks and the symmetric
+eigensolver add at most ``4 n u t``. ∎
+
+The constants are those of the worst-case analysis, so the bound is pessimistic, but it
+is *not* a certificate (the ``O(u^2)`` terms and the eigensolver's constant are not
+bounded rigorously): :func:`qkforms.signature.decide_signature` calls a signature
+*decided in float* when every live eigenvalue clears its ``err`` (or is a known
+structural zero), and reports the margin otherwise. Certificates: ``--certify``
+(verified enclosures) and ``--exact`` (exact arithmetic).
+
 So one factorization serves every quantity: per head, one Cholesky (or QR), and only
 the eigenproblems a caller asks for (``want``): one symmetric ``2n`` for ``S``, one
 symmetric ``2n`` for ``T``, one symmetric ``n`` for the singular values of ``L``, one
@@ -97,7 +134,7 @@ True
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, overload
 
@@ -152,8 +189,16 @@ class LayerSpectra:
     abs_eig_L : ndarray, shape (h, n)
         Moduli of the eigenvalues of the n x n matrix ``W_Q W_K^T`` (the nonzero
         eigenvalues of ``L``), decreasing.
+    n_live : ndarray, shape (h,)
+        Live head dimensions ``n'`` (those with ``q_i != 0`` and ``k_i != 0``); the
+        spectra are those of the live pair, padded with exact zeros (float, NaN for
+        failed heads).
+    err_rel, err_abs : ndarray, shape (h,)
+        The float error model of Claim 3: each computed eigenvalue ``lam`` of ``S`` is
+        within ``err_rel * |lam| + err_abs`` of an exact one (first order).
     Q_red, K_red : ndarray, shape (h, n, 2n), or None
-        Reduced factors with ``L_red = K_red^T Q_red`` (kept on request).
+        Reduced factors with ``L_red = K_red^T Q_red`` (kept on request; of the whole
+        stacked map, dead dimensions included, as the RoPE relative forms need).
 
     Examples
     --------
@@ -161,7 +206,7 @@ class LayerSpectra:
     >>> sp.eig_S.shape, sp.error
     ((2, 6), ['unreadable', 'unreadable'])
     >>> [f for f, w in LayerSpectra.widths().items() if w == 0]
-    ['norm_sq', 'skew_sq', 'trace']
+    ['norm_sq', 'skew_sq', 'trace', 'n_live', 'err_rel', 'err_abs']
     """
 
     ok: NDArray[np.bool_]
@@ -175,6 +220,9 @@ class LayerSpectra:
     sv_L_sq: Array = field(metadata={"width": 1, "degree": 2})
     sv_T: Array = field(metadata={"width": 1, "degree": 1})
     abs_eig_L: Array = field(metadata={"width": 1, "degree": 1})
+    n_live: Array = field(metadata={"width": 0})
+    err_rel: Array = field(metadata={"width": 0, "degree": 0})
+    err_abs: Array = field(metadata={"width": 0, "degree": 1})
     Q_red: Array | None = field(default=None, metadata={"factor": "Q"})
     K_red: Array | None = field(default=None, metadata={"factor": "K"})
 
@@ -456,6 +504,10 @@ def _padded(F: Array) -> Array:
     return out
 
 
+#: unit roundoff of float64 (Claim 3)
+UNIT_ROUNDOFF = 2.0 ** -53
+
+
 def _cholesky(G: Array) -> tuple[Array, NDArray[np.bool_]]:
     """Cholesky factors and the mask of heads that pass the pivot rule."""
     F = np.zeros_like(G, dtype=np.float64)
@@ -475,6 +527,60 @@ def _cholesky(G: Array) -> tuple[Array, NDArray[np.bool_]]:
     diag = np.diagonal(G, axis1=1, axis2=2)
     piv = np.diagonal(F, axis1=1, axis2=2) ** 2
     return F, done & (piv.min(axis=1) > PIVOT_LIMIT * diag.max(axis=1))
+
+
+def _inverse_frobenius_sq(F: Array) -> Array:
+    """``|F^-1|_F^2`` of lower triangular factors (LAPACK ``trtri``); inf if singular."""
+    from scipy.linalg import lapack
+
+    out = np.empty(F.shape[0])
+    for h in range(F.shape[0]):
+        inv, info = lapack.dtrtri(F[h], lower=1)
+        out[h] = float(np.sum(inv * inv)) if info == 0 else np.inf
+    return out
+
+
+def _factor_heads(G: Array, n: int, N: int, M_of: Callable[[int], Array]
+                  ) -> tuple[Array, Array, Array]:
+    """Factors of heads with Gram matrices ``G`` (h, 2n, 2n), by the one fallback rule.
+
+    ``M_of(i)`` gives the stacked matrix of head ``i`` (for QR). Returns ``F`` (h, 2n, 2n)
+    and the error model ``(rel, abs)`` of Claim 3 per head.
+    """
+    h = G.shape[0]
+    t = np.trace(G, axis1=1, axis2=2)
+    F, well = _cholesky(G)
+    rel = np.zeros(h)
+    absolute = 4 * n * UNIT_ROUNDOFF * t
+    chol = np.flatnonzero(well)
+    if chol.size:
+        eta = (N + 2 * n + 1) * UNIT_ROUNDOFF * t[chol] * _inverse_frobenius_sq(F[chol])
+        rel[chol] = eta
+        well[chol[~(eta < 1.0)]] = False  # Cholesky does not prove G positive definite
+    for i in np.flatnonzero(~well):  # the one fallback rule: QR of M^T
+        F[i] = _padded(qr_factor(M_of(int(i)).astype(np.float64)))
+        rel[i] = 0.0
+        absolute[i] = (2 * n * N + 4 * n) * UNIT_ROUNDOFF * t[i]
+    return F, rel, absolute
+
+
+def live_dimensions(W_Q: ArrayLike, W_K: ArrayLike) -> NDArray[np.bool_]:
+    """Mask of the live head dimensions: ``q_i != 0`` and ``k_i != 0`` (exact test); batched.
+
+    A dimension whose query or key row is exactly zero contributes nothing to
+    ``L = sum_i k_i q_i^T``; a tiny nonzero row is live.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Q = np.array([[1.0, 0.0], [0.0, 0.0], [1e-300, 0.0]])
+    >>> K = np.array([[0.0, 1.0], [1.0, 1.0], [2.0, 0.0]])
+    >>> live_dimensions(Q, K).tolist()
+    [True, False, True]
+    """
+    q = np.asarray(W_Q)
+    k = np.asarray(W_K)
+    return np.asarray(np.any(q != 0, axis=-1) & np.any(k != 0, axis=-1), dtype=bool)
 
 
 def spectra_from_factor(F: Array, n: int, *, want: Collection[str] = SPECTRA) -> dict[str, Array]:
@@ -552,9 +658,12 @@ def layer_spectra(
     *,
     keep_factors: bool = False,
     want: Collection[str] = SPECTRA,
-    degenerate: Literal["fail", "keep"] = "fail",
 ) -> LayerSpectra:
     """Spectra of every query head of a layer (batched Gram route, ``docs/theory.md`` §12.2, §12.3).
+
+    Every head with finite weights is computed, whatever its stacked map: heads with
+    dead dimensions through their live pair, ill-conditioned or rank-deficient heads
+    through QR (the fallback rule of the module docstring).
 
     Parameters
     ----------
@@ -566,15 +675,11 @@ def layer_spectra(
         Also return ``Q_red`` and ``K_red`` (n x 2n per head) for RoPE relative forms.
     want : collection of str
         Which of :data:`SPECTRA` to compute (the others are NaN).
-    degenerate : {"fail", "keep"}
-        What to do with a head whose stacked map is not onto (rank test on the heads
-        the pivot rule sends to QR): fail it with a reason (the survey), or compute it
-        through QR like any other (the core).
 
     Returns
     -------
     LayerSpectra
-        Heads with NaN/Inf weights are failed in either mode.
+        Heads with NaN/Inf weights are failed.
 
     Examples
     --------
@@ -587,44 +692,77 @@ def layer_spectra(
     >>> sp = layer_spectra(Q, K, kv)
     >>> bool(np.allclose(sp.eig_S, gram_spectrum(Q, K[kv])))
     True
+    >>> Q[2, 1] = 0.0                          # a dead dimension: n' = 2
+    >>> layer_spectra(Q, K, kv).n_live.tolist()
+    [3.0, 3.0, 2.0, 3.0]
     >>> Q[1, 0, 0] = np.nan
     >>> layer_spectra(Q, K, kv).error[1]
     'non-finite values (NaN or inf) in W_Q or W_K'
     """
     kv = np.asarray(kv_index, dtype=np.int64)
-    n_q, _, n, _ = _check_layer(W_Q, W_K, kv)
+    n_q, _, n, N = _check_layer(W_Q, W_K, kv)
     G = layer_gram(W_Q, W_K, kv)
     ok = np.asarray(np.isfinite(G).all(axis=(1, 2)), dtype=bool)
     error: list[str | None] = [
         None if good else "non-finite values (NaN or inf) in W_Q or W_K" for good in ok
     ]
-    F = np.zeros_like(G, dtype=np.float64)
-    fine = np.flatnonzero(ok)
-    F[fine], well = _cholesky(G[fine])
-    for h in fine[~well]:  # the one fallback rule: QR of M^T
-        g = int(kv[h])
-        if degenerate == "fail":
-            rank = stacked_rank(W_Q[h], W_K[g])
-            if rank < 2 * n:
-                ok[h] = False
-                error[h] = (f"stacked map [W_K; W_Q] is not surjective (rank {rank} < 2n = "
-                            f"{2 * n}); Theorem 3 does not apply")
-                continue
-        F[h] = _padded(qr_factor(stack(W_Q[h], W_K[g]).astype(np.float64)))
-    good = np.flatnonzero(ok)
+    live = np.any(W_Q != 0, axis=2) & np.any(W_K != 0, axis=2)[kv]  # (n_q, n)
+    n_live = live.sum(axis=1)
     out = LayerSpectra.failed(n_q, n, "", keep_factors=keep_factors)
     out.ok, out.error = ok, error
-    if good.size:
-        e = gram_energies(G[good], n)
-        out.norm_sq[good] = e.norm_sq
-        out.skew_sq[good] = e.skew_sq
-        out.trace[good] = np.trace(G[good][:, n:, :n], axis1=1, axis2=2)
-        for key, value in spectra_from_factor(F[good], n, want=want).items():
-            getattr(out, key)[good] = value
+    good = np.flatnonzero(ok)
+    if not good.size:
+        return out
+    e = gram_energies(G[good], n)
+    out.norm_sq[good] = e.norm_sq
+    out.skew_sq[good] = e.skew_sq
+    out.trace[good] = np.trace(G[good][:, n:, :n], axis1=1, axis2=2)
+    out.n_live[good] = n_live[good]
+    widths = LayerSpectra.widths()
+    for m in np.unique(n_live[good])[::-1]:  # n' = n (no dead dimension) first
+        m = int(m)
+        idx = good[n_live[good] == m]
+        if m == n:
+            def M_of(i: int, idx: NDArray[np.int64] = idx) -> Array:
+                h = int(idx[i])
+                return stack(W_Q[h], W_K[int(kv[h])])
+            G_m = G[idx]
+        else:  # the live pair: rows of the live dimensions in both blocks
+            rows = [np.concatenate([np.flatnonzero(live[h]), n + np.flatnonzero(live[h])])
+                    for h in idx]
+            G_m = np.stack([G[h][np.ix_(r, r)] for h, r in zip(idx, rows, strict=True)])
+
+            def M_of(i: int, idx: NDArray[np.int64] = idx) -> Array:
+                h = int(idx[i])
+                sel = live[h]
+                return stack(W_Q[h][sel], W_K[int(kv[h])][sel])
+        if m == 0:  # L = 0: every spectrum is zero
+            F = np.zeros((idx.size, 0, 0))
+            rel = absolute = np.zeros(idx.size)
+            spectra = {key: np.zeros((idx.size, 0)) for key in want}
+        else:
+            F, rel, absolute = _factor_heads(G_m, m, N, M_of)
+            spectra = spectra_from_factor(F, m, want=want)
+        out.err_rel[idx] = rel
+        out.err_abs[idx] = absolute
+        for key, value in spectra.items():
+            if m == n:
+                getattr(out, key)[idx] = value
+                continue
+            padded = np.zeros((idx.size, widths[key] * n))
+            if key == "eig_S":  # keep the order: positive, exact zeros, negative
+                padded[:] = -np.sort(-np.concatenate([value, padded[:, 2 * m:]], axis=1),
+                                     axis=1)
+            else:
+                padded[:, : value.shape[1]] = value
+            getattr(out, key)[idx] = padded
         if keep_factors:
             assert out.Q_red is not None and out.K_red is not None
-            out.Q_red[good] = F[good][:, n:, :]
-            out.K_red[good] = F[good][:, :n, :]
+            if m < n:  # the RoPE forms need the whole stacked map: QR of it
+                F = np.stack([_padded(qr_factor(stack(W_Q[h], W_K[int(kv[h])])))
+                              for h in idx])
+            out.Q_red[idx] = F[:, n:, :]
+            out.K_red[idx] = F[:, :n, :]
     return out
 
 
@@ -632,7 +770,7 @@ def head_spectra(W_Q: ArrayLike, W_K: ArrayLike, *,
                  want: Collection[str] = SPECTRA) -> LayerSpectra:
     """Spectra of independent heads (each with its own keys), batched over one axis.
 
-    Non-surjective heads go through QR like the others (``degenerate="keep"``).
+    Non-surjective heads are computed like the others (see :func:`layer_spectra`).
 
     Parameters
     ----------
@@ -657,4 +795,4 @@ def head_spectra(W_Q: ArrayLike, W_K: ArrayLike, *,
     if q.shape != k.shape or q.ndim != 3:
         raise ShapeError(f"W_Q and W_K must both have shape (h, n, N); got {q.shape} and "
                          f"{k.shape}")
-    return layer_spectra(q, k, np.arange(q.shape[0]), want=want, degenerate="keep")
+    return layer_spectra(q, k, np.arange(q.shape[0]), want=want)

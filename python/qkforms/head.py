@@ -21,8 +21,16 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from qkforms._validate import as_float_array
-from qkforms.errors import DegenerateHeadError, ShapeError, ZeroFormError
+from qkforms.errors import (
+    DegenerateHeadError,
+    ParameterError,
+    ShapeError,
+    UndecidedSignatureError,
+    ZeroFormError,
+    format_value,
+)
 from qkforms.gram import (
+    LayerSpectra,
     gram_energies,
     head_spectra,
     qr_factor,
@@ -32,10 +40,29 @@ from qkforms.gram import (
 )
 from qkforms.parts import Energies, FloatEnergies
 from qkforms.profile import Profile, profile_from_eigenvalues
-from qkforms.signature import Signature, count_signs
-from qkforms.tolerances import REDUCED_TOL
+from qkforms.signature import Signature, SignatureDecision, decide_signature
 
-__all__ = ["Head", "Reduced", "gram_spectrum", "head_energies", "reduce_heads"]
+__all__ = ["Head", "Prediction", "Reduced", "gram_spectrum", "head_energies", "reduce_heads"]
+
+
+class Prediction(NamedTuple):
+    """What Theorem 3 predicts for a head (:meth:`Head.prediction`).
+
+    Attributes
+    ----------
+    kind : str or None
+        ``"thm3"`` (the stacked map is onto), ``"thm3-live"`` (it is not, but its live
+        part is: dead dimensions removed), ``"none"`` (neither), or None when floating
+        point cannot decide (use ``exact=True``).
+    signature : Signature or None
+        ``(n', n', N - 2n')`` for ``"thm3"`` (``n' = n``) and ``"thm3-live"``.
+    n_live : int
+        Live head dimensions ``n'``.
+    """
+
+    kind: str | None
+    signature: Signature | None
+    n_live: int
 
 
 def _factors(W_Q: ArrayLike, W_K: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -222,11 +249,15 @@ class Head:
         return float(unit_scale(self.W_Q)), float(unit_scale(self.W_K))
 
     @cached_property
-    def _unit_spectrum(self) -> NDArray[np.float64]:
+    def _unit_spectra(self) -> LayerSpectra:
         # computed on rescaled factors so that tiny or huge weights neither under- nor
         # overflow; every scale-invariant quantity (signature, profile) uses this
         sq, sk = self._scales
-        return gram_spectrum(self.W_Q / sq, self.W_K / sk)
+        return head_spectra((self.W_Q / sq)[None], (self.W_K / sk)[None], want=("eig_S",))
+
+    @property
+    def _unit_spectrum(self) -> NDArray[np.float64]:
+        return self._unit_spectra.eig_S[0]
 
     @cached_property
     def _unit_energies(self) -> FloatEnergies:
@@ -251,19 +282,115 @@ class Head:
         f = (sq * sk) ** 2
         return Energies(*(float(v) * f for v in self._unit_energies))
 
-    def signature(self, *, tol: float = REDUCED_TOL) -> Signature:
-        """Signature ``(n_+, n_-, n_0)`` of ``S`` on ``R^N`` (threshold on the 2n spectrum)."""
-        sig = count_signs(self._unit_spectrum, tol=tol)
-        return Signature(sig.n_pos, sig.n_neg, sig.n_zero + self.N - 2 * self.n)
+    @property
+    def n_live(self) -> int:
+        """Live head dimensions ``n'``: those with ``q_i != 0`` and ``k_i != 0`` (exact)."""
+        return int(self._unit_spectra.n_live[0])
+
+    def signature_decision(self) -> SignatureDecision:
+        """The float decision of the signature, with its margin (no exact arithmetic).
+
+        Each eigenvalue of the reduced ``S`` carries the Gram engine's error bound
+        (:mod:`qkforms.gram`, Claim 3); the counts are *decided* when every eigenvalue
+        clears it, apart from the zeros known from dead dimensions and ``N < 2n``
+        (:func:`qkforms.signature.decide_signature`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from qkforms import Head
+        >>> Q = np.random.default_rng(0).standard_normal((3, 9))
+        >>> d = Head(Q, Q).signature_decision()    # W_K = W_Q: three true zeros
+        >>> d.decided, d.n_uncertain
+        (False, 3)
+        """
+        sp = self._unit_spectra
+        return decide_signature(sp.eig_S[0], sp.err_rel[0], sp.err_abs[0], N=self.N,
+                                n_live=sp.n_live[0])
+
+    def signature(self, *, method: str = "auto") -> Signature:
+        """Signature ``(n_+, n_-, n_0)`` of ``S`` on ``R^N``, decided, never guessed.
+
+        Parameters
+        ----------
+        method : {"auto", "float", "exact"}
+            ``"float"``: the float decision (:meth:`signature_decision`), raising
+            :class:`~qkforms.errors.UndecidedSignatureError` when floating point cannot
+            decide (an eigenvalue within its error bound: a rank-deficient head such as
+            ``W_K = W_Q``, or one too close to such a head); ``"exact"``: exact
+            arithmetic on the weights (:func:`qkforms.exact.head_signature`, any head);
+            ``"auto"`` (default): float when decided, exact otherwise.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from qkforms import Head
+        >>> Q = np.random.default_rng(0).standard_normal((3, 9))
+        >>> Head(Q, Q).signature()              # undecided in float: exact arithmetic
+        Signature(n_pos=3, n_neg=0, n_zero=6)
+        """
+        if method not in ("auto", "float", "exact"):
+            raise ParameterError(
+                f"method must be 'auto', 'float' or 'exact', got {format_value(method)}")
+        if method != "exact":
+            d = self.signature_decision()
+            if d.decided:
+                return Signature(*(int(v) for v in d.signature))
+            if method == "float":
+                raise UndecidedSignatureError(
+                    f"floating point cannot decide this head's signature: "
+                    f"{d.n_uncertain} eigenvalue(s) of S lie within their error bound "
+                    f"(margin {d.margin:.3g}); use method='exact' (docs/survey.md, "
+                    "\"Signatures: decided, never guessed\")")
+        from qkforms.exact.signature import head_signature
+
+        return head_signature(self.W_Q, self.W_K)
 
     def is_surjective(self, *, rtol: float | None = None) -> bool:
-        """Whether the stacked map ``x -> (W_Q x, W_K x)`` is onto ``R^{2n}``.
+        """Whether the stacked map ``x -> (W_Q x, W_K x)`` is onto ``R^{2n}`` (numerical).
 
         Numerical rank of ``M = [W_K; W_Q]`` by singular values
-        (``numpy.linalg.matrix_rank``; ``rtol`` relative to the largest). For an exact
-        answer use :func:`qkforms.exact.stacked_is_surjective`.
+        (``numpy.linalg.matrix_rank``; ``rtol`` relative to the largest). For a decided
+        answer use :meth:`prediction` (``kind == "thm3"``); for an exact one
+        :func:`qkforms.exact.stacked_is_surjective`.
         """
         return stacked_rank(self.W_Q, self.W_K, rtol=rtol) == 2 * self.n
+
+    def prediction(self, *, exact: bool = False) -> Prediction:
+        """What Theorem 3 predicts for this head, or for its live part (docs/theory.md §3).
+
+        In floating point the prediction is known when the signature is decided (then
+        the live pair is onto exactly when all ``2n'`` reduced eigenvalues are nonzero),
+        or from dead dimensions alone; otherwise ``kind`` is None. ``exact=True``
+        decides it with exact ranks (:func:`qkforms.exact.head_inertia`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from qkforms import Head
+        >>> rng = np.random.default_rng(0)
+        >>> Q, K = rng.standard_normal((2, 3, 9))
+        >>> Q[2] = 0.0                                    # a dead dimension
+        >>> Head(Q, K).prediction()
+        Prediction(kind='thm3-live', signature=Signature(n_pos=2, n_neg=2, n_zero=5), n_live=2)
+        """
+        n, N = self.n, self.N
+        kind: str | None
+        if exact:
+            from qkforms.exact.inertia import head_inertia
+
+            r = head_inertia(self.W_Q, self.W_K)
+            m, kind = r.n_live, r.prediction
+        else:
+            m = self.n_live
+            d = self.signature_decision()
+            onto = bool(d.decided) and 2 * m <= N
+            if m == n:
+                kind = "thm3" if onto else ("none" if d.decided else None)
+            else:
+                kind = "thm3-live" if onto else ("none" if d.decided else None)
+        sig = Signature(m, m, N - 2 * m) if kind in ("thm3", "thm3-live") else None
+        return Prediction(kind, sig, m)
 
     def expected_signature(self) -> Signature:
         """The Theorem 3 signature ``(n, n, N - 2n)``; raises if the theorem does not apply.
@@ -271,13 +398,15 @@ class Head:
         Raises
         ------
         DegenerateHeadError
-            If the stacked map is not surjective (then Theorem 3 says nothing).
+            If the stacked map is not surjective (then Theorem 3 says nothing about the
+            head itself; :meth:`prediction` says what it says about its live part).
         """
         if not self.is_surjective():
             raise DegenerateHeadError(
                 f"the stacked map [W_Q; W_K] of this head has rank "
                 f"{stacked_rank(self.W_Q, self.W_K)} < 2n = {2 * self.n}: "
-                "Theorem 3 needs it surjective (rank 2n, so N >= 2n)"
+                "Theorem 3 needs it surjective (rank 2n, so N >= 2n); Head.prediction() "
+                "says what it predicts for the live part"
             )
         return Signature(self.n, self.n, self.N - 2 * self.n)
 

@@ -1,15 +1,23 @@
-"""Signature ``(n_+, n_-, n_0)`` of a symmetric form, counted with a relative zero threshold.
+"""Signature ``(n_+, n_-, n_0)`` of a symmetric form: counted with a threshold, or decided.
 
-``docs/theory.md`` §3.1: an eigenvalue ``lam`` counts as zero when ``|lam| <= tol * max|lam|``.
-Defaults (:mod:`qkforms.tolerances`): ``DENSE_TOL`` for dense N x N spectra
-(:func:`signature`), ``REDUCED_TOL`` for the reduced 2n x 2n spectra of heads
-(:meth:`qkforms.Head.signature`). For an
-exact count with no threshold at all use :func:`qkforms.exact.signature`.
+Two rules, for two situations:
+
+* **Counting with a relative zero threshold** (:func:`count_signs`, :func:`signature`;
+  ``docs/theory.md`` §3.1): an eigenvalue ``lam`` counts as zero when
+  ``|lam| <= tol * max|lam|``. For dense N x N spectra of arbitrary matrices, where no
+  error model is known; the default is ``DENSE_TOL``.
+* **Deciding a head's signature** (:func:`decide_signature`; :meth:`qkforms.Head.signature`,
+  the survey): each computed eigenvalue of the reduced ``S`` carries the float error
+  bound of the Gram engine (:mod:`qkforms.gram`, Claim 3). The signature is *decided in
+  float* when every eigenvalue clears its bound, except the zeros known from the
+  structure (dead dimensions, ``N < 2n``); otherwise it is *undecided*, and the margin
+  says by how much. No threshold can change a decided count. Exact arithmetic
+  (:func:`qkforms.exact.head_signature`) decides every head.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -19,7 +27,8 @@ from qkforms.errors import ParameterError, format_value
 from qkforms.parts import parts
 from qkforms.tolerances import DENSE_TOL, REDUCED_TOL
 
-__all__ = ["DENSE_TOL", "REDUCED_TOL", "Signature", "count_signs", "signature"]
+__all__ = ["DENSE_TOL", "REDUCED_TOL", "Signature", "SignatureDecision", "count_signs",
+           "decide_signature", "signature"]
 
 
 class Signature(NamedTuple):
@@ -28,6 +37,29 @@ class Signature(NamedTuple):
     n_pos: int
     n_neg: int
     n_zero: int
+
+
+class SignatureDecision(NamedTuple):
+    """The float decision of a head's signature (:func:`decide_signature`).
+
+    Attributes
+    ----------
+    signature : Signature
+        The counts; meaningful only where ``decided`` (batched: integer arrays).
+    decided : bool
+        Every eigenvalue cleared its error bound (or is a known structural zero).
+    margin : float
+        The smallest ratio ``|lam| / err`` over the eigenvalues that are not known
+        zeros (``inf`` when there are none): decided exactly when ``margin > 1``.
+    n_uncertain : int
+        Eigenvalues within their error bound beyond the known zeros: each could be zero
+        or of either sign (0 when decided).
+    """
+
+    signature: Signature
+    decided: Any
+    margin: Any
+    n_uncertain: Any
 
 
 def count_signs(eigvals: ArrayLike, *, tol: float = DENSE_TOL) -> Signature:
@@ -91,3 +123,69 @@ def signature(L: ArrayLike, *, tol: float = DENSE_TOL) -> Signature:
     """
     S, _ = parts(L)
     return count_signs(np.linalg.eigvalsh(S), tol=tol)
+
+
+def decide_signature(
+    eigvals: ArrayLike,
+    err_rel: ArrayLike,
+    err_abs: ArrayLike,
+    *,
+    N: ArrayLike,
+    n_live: ArrayLike | None = None,
+) -> SignatureDecision:
+    """Decide the signature of heads from reduced spectra with error bounds; batched.
+
+    Parameters
+    ----------
+    eigvals : array_like, shape (..., 2n)
+        Computed eigenvalues of the reduced ``S`` (:class:`qkforms.gram.LayerSpectra`
+        ``eig_S``: those of the live pair, padded with exact zeros).
+    err_rel, err_abs : array_like, shape (...)
+        The error model: each eigenvalue ``lam`` is within
+        ``err_rel * |lam| + err_abs`` of an exact one (:mod:`qkforms.gram`, Claim 3);
+        a bound of 0 declares the values exact (then exact zeros are decided).
+    N : int or array_like
+        Ambient dimension.
+    n_live : array_like, optional
+        Live head dimensions ``n'`` (default ``n``): ``2n - min(2n', N)`` eigenvalues are
+        known zeros (dead dimensions, and the rank bound ``N``).
+
+    Returns
+    -------
+    SignatureDecision
+        Python scalars for one spectrum, arrays for a stack.
+
+    Examples
+    --------
+    >>> from qkforms.signature import decide_signature
+    >>> d = decide_signature([3.0, 1e-13, -2.0, -1.0], 0.0, 1e-12, N=5)
+    >>> d.decided, d.n_uncertain, round(d.margin, 3)
+    (False, 1, 0.1)
+    >>> d = decide_signature([3.0, 0.0, 0.0, -2.0], 0.0, 1e-12, N=5, n_live=1)
+    >>> d.decided, d.signature              # one dead dimension: two known zeros
+    (True, Signature(n_pos=1, n_neg=1, n_zero=3))
+    """
+    lam = as_float_array(eigvals, "eigvals", min_ndim=1)
+    k = lam.shape[-1]
+    rel = np.asarray(err_rel, dtype=np.float64)[..., None]
+    absolute = np.asarray(err_abs, dtype=np.float64)[..., None]
+    live = np.full(lam.shape[:-1], k // 2) if n_live is None else np.asarray(n_live)
+    ambient = np.asarray(N, dtype=np.int64)
+    known = np.clip(k - np.minimum(2 * live.astype(np.int64), ambient), 0, k)
+    err = rel * np.abs(lam) + absolute
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # an error bound of 0 means the value is exact: an exact zero is decided too
+        ratio = np.where(lam == 0, np.where(err == 0, np.inf, 0.0), np.abs(lam) / err)
+    ordered = np.concatenate([np.sort(ratio, axis=-1),
+                              np.full(lam.shape[:-1] + (1,), np.inf)], axis=-1)
+    margin = np.take_along_axis(ordered, np.asarray(known)[..., None], axis=-1)[..., 0]
+    small = np.sum(ratio <= 1.0, axis=-1)
+    pos = np.sum(lam > err, axis=-1)
+    neg = np.sum(lam < -err, axis=-1)
+    zero = ambient - pos - neg
+    decided = margin > 1.0
+    uncertain = np.maximum(small - known, 0)
+    if lam.ndim == 1:
+        return SignatureDecision(Signature(int(pos), int(neg), int(zero)), bool(decided),
+                                 float(margin), int(uncertain))
+    return SignatureDecision(Signature(pos, neg, zero), decided, margin, uncertain)

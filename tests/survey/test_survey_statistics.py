@@ -130,23 +130,35 @@ def test_rank_one_head_lands_on_theta() -> None:
     assert cols["a"][0] == pytest.approx(cols["b"][0])
 
 
-def test_failed_heads_nan_and_degenerate() -> None:
+def test_failed_heads_nan_and_degenerate_heads_measured() -> None:
     W_Q, W_K, kv = _layer(11)
     W_Q[0, 1, 3] = np.nan
     W_Q[2] = W_K[kv[2]]  # W_Q = W_K: the stacked map has rank n < 2n
-    W_Q[3, :, :] = 0.0  # zero query map: rank n
+    W_Q[3, :, :] = 0.0  # zero query map: L = 0
     sp = layer_spectra(W_Q, W_K, kv)
-    assert sp.ok.tolist() == [False, True, False, False, True, True]
+    assert sp.ok.tolist() == [False, True, True, True, True, True]  # only NaN fails
     assert "non-finite" in sp.error[0]
-    assert "not surjective" in sp.error[2] and "rank 4 < 2n = 8" in sp.error[2]
-    assert "not surjective" in sp.error[3]
-    assert np.isnan(sp.eig_S[[0, 2, 3]]).all() and np.isfinite(sp.eig_S[[1, 4, 5]]).all()
+    assert np.isnan(sp.eig_S[0]).all() and np.isfinite(sp.eig_S[1:]).all()
     cols = head_columns(sp, N=40, n=4)
-    assert cols["valid"].tolist() == sp.ok.tolist()
+    assert cols["status"].tolist() == ["failed", "ok", "ok", "zero_form", "ok", "ok"]
+    assert cols["valid"].tolist() == [False, True, True, False, True, True]
     assert np.isnan(cols["a"][0]) and cols["spectral_type"][0] is None
-    # the other heads are unaffected by their failing neighbours
+    # W_Q = W_K: S = K^T K is PSD of rank 4; float cannot decide the 4 zero eigenvalues
+    L = W_K[kv[2]].T @ W_Q[2]
+    assert cols["a"][2] == pytest.approx(0.0, abs=1e-12)
+    assert cols["c"][2] == pytest.approx(1.0) and np.isnan(cols["n_pos"][2])
+    assert cols["n_uncertain"][2] == 4 and cols["signature_by"][2] is None
+    np.testing.assert_allclose(cols["theta_dist"][2], qk.theta_distance(qk.profile(L)),
+                               atol=1e-12)
+    # the zero form: signature (0, 0, N) and no live dimension, profile null
+    assert (cols["n_pos"][3], cols["n_neg"][3], cols["n_zero"][3]) == (0, 0, 40)
+    assert cols["n_live"][3] == 0 and np.isnan(cols["a"][3])
+    assert sp.error[3].startswith("L = W_K^T W_Q is zero")
+    # the other heads are unaffected by their neighbours
     clean = layer_spectra(*_layer(11)[:2], kv)
     np.testing.assert_allclose(sp.eig_S[[1, 4, 5]], clean.eig_S[[1, 4, 5]], rtol=1e-12)
+    assert [cols["prediction"][h] for h in (1, 4, 5)] == ["thm3"] * 3
+    assert all(cols["prediction_met"][h] is True for h in (1, 4, 5))
 
 
 def test_ill_conditioned_head_uses_qr_route() -> None:
@@ -186,13 +198,16 @@ def test_exact_with_folded_gains() -> None:
     info = SimpleNamespace(N=N, n=n)
     gamma = rng.uniform(0.5, 2.0, N)
     res = process_layer(lw, info, model="t", exact=True, gamma=gamma)
-    assert res.heads.column("exact_certified").to_pylist() == [True]
+    assert res.heads.column("signature_by").to_pylist() == ["exact"]
+    assert res.heads.column("prediction_met").to_pylist() == [True]
     assert res.heads.column("n_pos").to_pylist() == [n]
     # five zero gains: the folded stacked map has rank <= 5 < 2n = 6
     gamma[:5] = 0.0
     sig = head_signature(lw.W_Q[0] * gamma, lw.W_K[0] * gamma)
     assert tuple(sig) != (n, n, N - 2 * n)
     res = process_layer(lw, info, model="t", exact=True, gamma=gamma)
-    assert res.heads.column("exact_certified").to_pylist() == [False]
-    assert res.heads.column("status").to_pylist() == ["failed"]
-    assert "not surjective" in res.heads.column("error").to_pylist()[0]
+    t = res.heads.to_pylist()[0]
+    assert t["status"] == "ok" and t["signature_by"] == "exact"  # measured, not failed
+    assert (t["n_pos"], t["n_neg"], t["n_zero"]) == tuple(sig)
+    assert t["surjective"] is False and t["prediction"] == "none"
+    assert t["stacked_rank"] == t["live_rank"] == 5

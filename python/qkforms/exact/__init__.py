@@ -43,6 +43,7 @@ from qkforms.exact.faces import (
     is_psd,
     is_semidefinite,
 )
+from qkforms.exact.inertia import HeadInertia, head_inertia
 from qkforms.exact.orthogonal import (
     IrrationalSpectrumError,
     cayley_orthogonal,
@@ -117,6 +118,8 @@ __all__ = [
     "gram_operator",
     "has_symmetric_spectrum",
     "head_signature",
+    "head_inertia",
+    "HeadInertia",
     "head_with_rational_spectrum",
     "hp_decomposition",
     "integer_matrix",

@@ -23,9 +23,9 @@ characteristic polynomial:
   direction ``ker P`` only adds zero eigenvalues (Sylvester's law of inertia: the
   inertia of ``U' (+) ker P`` is that of ``U'`` plus ``dim ker P`` zeros). Hence, if
   ``M`` is surjective, ``n_+(S) = n_+(J) = n`` and ``n_-(S) = n_-(J) = n``, and
-  ``n_0 = N - 2n``; in general, with ``G = M M^T`` (``im G = im M``), the pull-back of
-  ``J`` along ``G`` is ``C = G J G`` and ``n_+-(S) = n_+-(C)``, computed exactly by
-  Descartes on the symmetric ``2n x 2n`` matrix ``C``. Surjectivity is certified
+  ``n_0 = N - 2n``; in general the inertia is that of ``J`` restricted to ``im M`` (of
+  the live pair, after dropping dead dimensions), computed exactly in
+  :mod:`qkforms.exact.inertia`. Surjectivity is certified
   exactly: the rank of ``M`` modulo a prime is a lower bound of its rank over ``Q``
   (a nonzero ``2n``-minor mod ``p`` is nonzero over ``Z``), with an exact flint rank
   as fallback.
@@ -288,7 +288,7 @@ def head_signature(
     *,
     method: Literal["auto", "congruence", "charpoly", "dense"] = "auto",
 ) -> Signature:
-    """Exact signature on ``R^N`` of ``S = sym(W_K^T W_Q)`` for one head.
+    """Exact signature on ``R^N`` of ``S = sym(W_K^T W_Q)`` for one head, of any rank.
 
     Parameters
     ----------
@@ -296,14 +296,14 @@ def head_signature(
         Query and key weights, each ``n x N`` (floats are converted exactly, as
         are Fractions, ints, sympy Rationals).
     method
-        ``"congruence"`` (Sylvester, see the module docstring: a certified rank
-        test, plus Descartes on ``C = G J G`` only if the head is degenerate),
-        ``"charpoly"`` (Lemma 10: Descartes on ``charpoly(J G)``, ``2n x 2n``),
-        ``"dense"`` (Descartes on the ``N x N`` characteristic polynomial of ``S``;
-        for small ``N`` and tests), or ``"auto"`` (the certified rank test, then
-        the ``"charpoly"`` route only for degenerate heads, whose characteristic
-        polynomial has smaller coefficients than that of ``G J G``; about 0.015 s
-        per nondegenerate head at ``(N, n) = (576, 64)``, about 1 s per degenerate one).
+        ``"auto"`` or ``"congruence"`` (Sylvester, :func:`qkforms.exact.head_inertia`:
+        dead dimensions dropped, a certified rank of the live pair -- Theorem 3's
+        certificate when it is onto -- and otherwise the exact inertia of the form ``J``
+        restricted to the image of the live pair; seconds per head at
+        ``(N, n) = (640, 256)`` even for rank-deficient heads), ``"charpoly"`` (Lemma 10:
+        Descartes on ``charpoly(J G)``, ``2n x 2n``; slow for large degenerate heads),
+        ``"dense"`` (Descartes on the ``N x N`` characteristic polynomial of ``S``; for
+        small ``N`` and tests).
 
     Returns
     -------
@@ -319,20 +319,15 @@ def head_signature(
     >>> head_signature(W_Q, W_Q, method="charpoly")       # W_K = W_Q: S is PSD
     Signature(n_pos=2, n_neg=0, n_zero=2)
     """
-    M = stacked_matrix(W_Q, W_K)
-    two_n, N = matrix_shape(M)
-    n = two_n // 2
     if method in ("auto", "congruence"):
-        if N >= two_n and stacked_is_surjective(W_Q, W_K):
-            return Signature(n, n, N - two_n)
-    if method in ("auto", "charpoly"):  # degenerate heads: the smaller-entry route
+        from qkforms.exact.inertia import head_inertia
+
+        return head_inertia(W_Q, W_K).signature
+    M = stacked_matrix(W_Q, W_K)
+    _, N = matrix_shape(M)
+    if method == "charpoly":
         G, n = _integer_gram(M)
         n_pos, n_neg, _ = _integer_signature(_swap_halves(G, n))
-        return Signature(n_pos, n_neg, N - n_pos - n_neg)
-    if method == "congruence":
-        G, n = _integer_gram(M)
-        C = G * _swap_halves(G, n)  # G J G: symmetric, pull-back of J along G
-        n_pos, n_neg, _ = _integer_signature(C)
         return Signature(n_pos, n_neg, N - n_pos - n_neg)
     if method == "dense":
         S = symmetric_head_form(W_Q, W_K)

@@ -55,6 +55,10 @@ __all__ = [
     "observations",
 ]
 
+#: the heads.parquet columns of the Observation 1 counts
+BALANCE_READ_COLUMNS: tuple[str, ...] = ("status", "n_pos", "n_neg", "n_zero", "N", "n",
+                                         "signature_by", "surjective", "prediction",
+                                         "prediction_met")
 #: label of the pooled row
 POOLED = "ALL"
 #: symmetric-energy threshold of a "strongly symmetric" head
@@ -300,7 +304,7 @@ def signature_masks(ok: Table) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
     """``(balanced, full_signature)`` masks of ok heads (Observation 1, Theorem 3).
 
     ``balanced``: ``n_pos == n_neg``; ``full_signature``: ``(n_pos, n_neg, n_zero) ==
-    (n, n, N - 2n)``.
+    (n, n, N - 2n)``; both False where the signature is undecided (null).
 
     Examples
     --------
@@ -319,28 +323,26 @@ def signature_masks(ok: Table) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
 
 
 def _balance_table(heads_all: Table, ok: Table, ctx: _Ctx) -> Table:
+    """Observation 1: the counts of :func:`qkforms.survey.balance.balance_counts`, the share
+    of balanced heads among those with a decided signature, and the smallest balance."""
+    from qkforms.survey.balance import BALANCE_COUNTS, balance_counts
+
     rows = []
     all_models = heads_all["model"]
     ok_models = ok["model"]
     for label, mask, groups in _scopes(all_models):
         okmask = ok_models == label if label != POOLED else np.ones(len(ok), dtype=bool)
         sub = ok.take(okmask)
-        balanced, full = signature_masks(sub)
-        exact = sub.get("exact_certified")
-        exact_vals = [] if exact is None else [v for v in exact.tolist() if v is not None]
-        row: dict[str, Any] = {
-            "model": label,
-            "heads_total": int(mask.sum()),
-            "heads_ok": int(len(sub)),
-            "heads_failed": int(mask.sum() - len(sub)),
-            "balanced": int(balanced.sum()),
-            "full_signature": int(full.sum()),
-        }
-        _put_share(row, ctx, ("balance", label), "balanced_share", balanced,
-                   None if groups is None else sub["model"])
-        row["exact_checked"] = len(exact_vals)
-        row["exact_balanced"] = int(sum(bool(v) for v in exact_vals))
-        row["balance_min"] = float(np.nanmin(_float(sub["balance"]))) if len(sub) else np.nan
+        counts = balance_counts({c: heads_all.take(mask)[c].tolist()
+                                 for c in BALANCE_READ_COLUMNS})
+        row: dict[str, Any] = {"model": label}
+        row.update({k: counts[k] for k in BALANCE_COUNTS})
+        balanced, _ = signature_masks(sub)
+        decided = ~np.isnan(_float(sub["n_pos"]))
+        _put_share(row, ctx, ("balance", label), "balanced_share", balanced[decided],
+                   None if groups is None else sub["model"][decided])
+        bal = _float(sub["balance"])
+        row["balance_min"] = float(np.nanmin(bal)) if np.any(~np.isnan(bal)) else np.nan
         rows.append(row)
     return _rows_to_table(rows)
 

@@ -24,11 +24,15 @@ __all__ = ["MARKDOWN_SECTIONS", "render_markdown", "write_tables"]
 
 #: (table, title, description, key columns) of observations.md
 MARKDOWN_SECTIONS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
-    ("observation1_balance", "Observation 1 — balanced spectra",
-     "Heads with as many positive as negative eigenvalues of S (float count on the "
-     "reduced space; `exact_balanced` counts heads certified in exact arithmetic).",
-     ("model", "heads_total", "heads_ok", "balanced", "balanced_share", "full_signature",
-      "exact_checked", "exact_balanced")),
+    ("observation1_balance", "Observation 1 — balanced spectra, and Theorem 3 head by head",
+     "Heads by status; among ok heads, decided signatures (by float, `--certify` or "
+     "`--exact`), balanced ones, and what Theorem 3 predicts: `thm3` for surjective heads, "
+     "`thm3_live` for heads whose live part (dead dimensions dropped) is onto, and the "
+     "contradictions (decided signatures that differ from the prediction: a numerical "
+     "failure if decided in float, a bug if certified or exact).",
+     ("model", "heads", "ok", "zero_form", "failed", "decided", "undecided", "balanced",
+      "balanced_share", "surjective", "thm3_met", "thm3_live", "thm3_live_met",
+      "no_prediction", "contradictions")),
     ("symmetric_energy", "Symmetric energy vs the random baseline (Cor. 1–2, Prop. 5)",
      "Median symmetric energy S = 1 − a with its 95 % bootstrap interval, the theoretical "
      "baseline (N+1)/(2N) and the median of a seeded Gaussian survey of the same shape.",

@@ -148,13 +148,12 @@ def settle_step(steps: Sequence[float], values: Sequence[float] | NDArray[np.flo
 
 
 def _signature_rows(sub: Table) -> dict[str, Any]:
-    from qkforms.stats.observations import signature_masks
+    from qkforms.stats.observations import BALANCE_READ_COLUMNS
+    from qkforms.survey.balance import balance_counts
 
-    balanced, full = signature_masks(sub)
-    exact = sub.get("exact_certified")
-    vals = [] if exact is None else [v for v in exact.tolist() if v is not None]
-    return {"balanced": int(balanced.sum()), "full_signature": int(full.sum()),
-            "exact_checked": len(vals), "exact_balanced": int(sum(bool(v) for v in vals))}
+    c = balance_counts({k: sub[k].tolist() for k in BALANCE_READ_COLUMNS})
+    return {k: c[k] for k in ("balanced", "full_signature", "decided", "decided_exact",
+                              "undecided", "contradictions")}
 
 
 def _step_row(ctx: Any, key: tuple, sub: Table, groups: Any, base: dict[str, Any]) -> dict:

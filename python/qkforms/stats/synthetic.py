@@ -33,12 +33,22 @@ __all__ = ["rows_from_spectrum", "survey_rows"]
 
 
 def _stat_row(eig_S: np.ndarray, norm_sq: float, skew_sq: float, trace: float,
-              sv_L_sq: np.ndarray, N: int, n: int) -> dict[str, Any]:
-    """The statistic columns of one head, as Python scalars (the survey's one function)."""
+              sv_L_sq: np.ndarray, N: int, n: int, err: tuple[float, float, float] | None = None
+              ) -> dict[str, Any]:
+    """The statistic columns of one head, as Python scalars (the survey's one function).
+
+    ``err``: ``(err_rel, err_abs, n_live)`` of the Gram engine; None for an exact spectrum.
+    """
+    from qkforms.survey.schema import INT_COLUMNS
     from qkforms.survey.statistics import head_statistics
 
-    st = head_statistics(eig_S[None], [norm_sq], [skew_sq], [trace], sv_L_sq[None], N=N, n=n)
-    return {k: (v[0].item() if isinstance(v[0], np.generic) else v[0]) for k, v in st.items()}
+    rel, absolute, live = (0.0, 0.0, n) if err is None else err
+    st = head_statistics(eig_S[None], [norm_sq], [skew_sq], [trace], sv_L_sq[None], N=N, n=n,
+                         err_rel=[rel], err_abs=[absolute], n_live=[live])
+    row = {k: (v[0].item() if isinstance(v[0], np.generic) else v[0]) for k, v in st.items()}
+    for k in INT_COLUMNS:  # integer columns come back as floats with NaN for null
+        row[k] = None if row[k] is None or row[k] != row[k] else int(row[k])
+    return row
 
 
 def _append(out: dict[str, list[Any]], row: dict[str, Any]) -> None:
@@ -51,7 +61,7 @@ def survey_rows(
     heads: Sequence[Any],
     *,
     heads_per_layer: int | None = None,
-    exact_certified: bool | None = None,
+    exact: bool = False,
     certify: bool = False,
 ) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
     """heads/spectra columns for :class:`qkforms.Head` objects, layer-major.
@@ -63,8 +73,9 @@ def survey_rows(
     heads : sequence of Head
     heads_per_layer : int, optional
         Heads per layer (default: all in layer 0).
-    exact_certified : bool, optional
-        Value of the ``exact_certified`` column (``None``: not checked).
+    exact : bool
+        Decide the signature columns exactly, as ``qkforms survey --exact`` does
+        (:func:`qkforms.survey.statistics.exact_facts`).
     certify : bool
         Fill the ``--certify`` columns with :func:`qkforms.exact.enclose` (else null).
 
@@ -89,9 +100,14 @@ def survey_rows(
         sp = head_spectra(head.W_Q[None], head.W_K[None])
         row = {"model": model, "step": None, "tokens_seen": None, "layer": layer, "head": index,
                "kv_head": index, "N": N, "n": n,
-               "status": "ok", "error": None, "exact_certified": exact_certified}
+               "status": "ok", "error": None}
         row.update(_stat_row(sp.eig_S[0], float(sp.norm_sq[0]), max(float(sp.skew_sq[0]), 0.0),
-                             float(sp.trace[0]), sp.sv_L_sq[0], N, n))
+                             float(sp.trace[0]), sp.sv_L_sq[0], N, n,
+                             (float(sp.err_rel[0]), float(sp.err_abs[0]), int(sp.n_live[0]))))
+        if exact:
+            from qkforms.survey.statistics import exact_facts
+
+            row.update(exact_facts(head.W_Q, head.W_K)[0])
         if certify:
             from qkforms.exact import enclose
             from qkforms.survey.tables import certify_columns
@@ -133,7 +149,7 @@ def rows_from_spectrum(
         sv_L = np.sort(np.abs(lam))[::-1][:n]
         row = {"model": model, "step": None, "tokens_seen": None, "layer": layer, "head": index,
                "kv_head": index, "N": NN, "n": n,
-               "status": "ok", "error": None, "exact_certified": None}
+               "status": "ok", "error": None}
         row.update(_stat_row(lam, norm_sq, 0.0, float(lam.sum()),
                              np.sort(lam**2)[::-1], NN, n))
         _append(hcols, _order(row))

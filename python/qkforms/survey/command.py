@@ -327,14 +327,22 @@ def _report(out: Path, manifest: dict[str, Any]) -> None:
         if entry.get("run") is not None:
             continue
         s = model_summary(heads, entry["model"])
-        cert = "" if s["certified"] is None else f", exact-certified {s['certified']}"
+        cert = f", {s['undecided']} undecided (run --exact)" if s["undecided"] else ""
+        if s["decided_exact"]:
+            cert += f", decided exactly {s['decided_exact']}"
+        if s["thm3_live"] or s["no_prediction"] or s["zero_form"]:
+            cert += (f", dead dimensions with live part onto {s['thm3_live']}, outside "
+                     f"Theorem 3 {s['no_prediction']}, zero forms {s['zero_form']}")
+        if s["contradictions"]:
+            cert += f", CONTRADICTING Theorem 3: {s['contradictions']} (see summary.md)"
         if s["enclosed"] is not None:
             cert += (f", certified intervals for {s['enclosed']} (max width "
                      f"{s['max_width']:.1e}, near Theta: {s['near_theta']} certain, "
                      f"{s['near_theta_undecided']} undecided)")
         print(
             f"{entry['model']}: {s['heads']} heads, {s['ok']} ok, {s['failed']} failed, "
-            f"balanced {s['balanced']}{cert} "
+            f"balanced {s['balanced']} ({s['thm3_met']} of {s['surjective']} surjective "
+            f"as Theorem 3 predicts){cert} "
             f"({entry['timings']['wall_s']:.1f} s)"
         )
     for run in manifest.get("runs") or []:

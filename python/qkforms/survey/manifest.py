@@ -92,18 +92,19 @@ def check_resume(store: PartStore, run: dict[str, Any]) -> None:
 
 
 def certification_text(exact: bool, method: str) -> str | None:
-    """What ``exact_certified`` means for this run (None without ``--exact``)."""
+    """What ``signature_by == "exact"`` means for this run (None without ``--exact``)."""
     if not exact:
         return None
-    how = ("method auto: exact modular rank certificate of [W_K; W_Q] = 2n, then "
-           "Sylvester's law of inertia (pull-back of J); Descartes' rule on the exact "
-           "characteristic polynomial for degenerate heads"
+    how = ("method auto: dead dimensions dropped, a certified rank of the live pair (modular "
+           "rank and, below full rank, an exact kernel), then (n', n', N - 2n') by Theorem 3 "
+           "when the live pair is onto, else the exact inertia of the form J restricted to "
+           "its image (Sylvester's law of inertia)"
            if method == "auto" else
            "method charpoly: Descartes' rule of signs on the exact characteristic "
-           "polynomial of J G (Lemma 10)")
-    return ("exact_certified: the exact signature (python-flint, no floating point) of the "
-            "stored weights as decoded by the loader to float64 equals (n, n, N - 2n); "
-            + how)
+           "polynomial of J G (Lemma 10); ranks and prediction as for method auto")
+    return ("signature_by = exact: the signature, ranks and Theorem 3 prediction of every "
+            "head computed exactly (python-flint, no floating point) from the stored weights "
+            "as decoded by the loader to float64; " + how)
 
 
 def certify_text(certify: bool, method: str) -> str | None:
@@ -152,6 +153,7 @@ def manifest(models: Sequence[Model], srcs: Sequence[str | None], runs: Sequence
             "layers": run.layers,
             "heads": len(rows),
             "failed": sum(status[i] == "failed" for i in rows),
+            "zero_form": sum(status[i] == "zero_form" for i in rows),
             "resumed_layers": run.resumed_layers,
             "factors": f"factors/{run.key}.npz" if run.keep_factors else None,
             "timings": run.timings,

@@ -5,7 +5,7 @@ the loader (:func:`~qkforms.survey.parallel.prefetched`: the next layer is read 
 the current one is computed), computes every head of a layer in one batch through the
 Gram engine (:func:`qkforms.gram.layer_spectra`, in slices over compute threads) and
 the per-head statistics (:func:`~qkforms.survey.statistics.head_columns`), optionally
-certifies Theorem 3 exactly per head (:func:`qkforms.exact.head_signature`) and
+decides every head's signature exactly (:func:`qkforms.exact.head_inertia`, ``--exact``) and
 encloses each head's statistics in certified intervals (:func:`qkforms.exact.enclose_layer`,
 ``--certify``), and writes
 an atomic part per layer (:mod:`qkforms.survey.store`, tables from
@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from qkforms.exact.enclosure import Enclosure
     from qkforms.models import LayerWeights, Model, ModelInfo
 
-#: the exact Theorem 3 check of ``--exact`` (:func:`qkforms.exact.head_signature` methods)
+#: the exact signature of ``--exact`` (:func:`qkforms.exact.head_signature` methods)
 ExactMethod = Literal["auto", "charpoly"]
 
 __all__ = [
@@ -86,14 +86,15 @@ class SurveyOptions:
     out : Path
         Output directory.
     exact : bool
-        Certify Theorem 3 exactly per head.
+        Decide every head exactly (:func:`qkforms.exact.head_inertia`): signature, live
+        dimension, ranks and Theorem 3 prediction, for heads of any rank.
     exact_method : {"auto", "charpoly"}
-        How :func:`qkforms.exact.head_signature` certifies: ``"auto"`` by an exact
-        (modular) rank certificate of the stacked map plus Sylvester's law of inertia,
-        falling back to Descartes on the characteristic polynomial for degenerate
-        heads; ``"charpoly"`` always by Descartes' rule on the exact characteristic
-        polynomial of ``J G`` (independent of the theorem, about 1 s per head at
-        ``(576, 64)``).
+        How the exact signature is computed: ``"auto"`` by a certified rank of the live
+        pair (Theorem 3's certificate when it is onto) and otherwise the exact inertia
+        of the restricted form (Sylvester's law of inertia); ``"charpoly"`` by
+        Descartes' rule on the exact characteristic polynomial of ``J G`` (independent
+        of the theorem, about 1 s per head at ``(576, 64)``, slow for large degenerate
+        heads).
     certify : bool
         Certified enclosures of every ok head's profile, ``1 - a``, pairing score, ``rho``
         and distance to Θ (:func:`qkforms.exact.enclose_layer`; the ``<stat>_lo``,
@@ -272,41 +273,115 @@ def _spectra(W_Q: np.ndarray, W_K: np.ndarray, kv_index: np.ndarray, keep_factor
     return unit, unit.scaled(s_Q, s_K[kv_index])
 
 
-def _certify(W_Q: np.ndarray, W_K: np.ndarray, gamma: np.ndarray | None, n: int, N: int,
-             method: ExactMethod = "auto") -> bool:
-    """Exact Theorem 3 check on the decoded stored weights (see docs/survey.md)."""
-    from qkforms.exact.signature import head_signature
+def _exact_note(layer: int, head: int) -> Any:
+    """A progress callback for the slow steps of one head's exact computation."""
+    import sys
 
-    if gamma is not None and not np.all(gamma != 0):
-        W_Q, W_K = W_Q * gamma, W_K * gamma  # a zero gain breaks the congruence argument
-    # with all gains nonzero, S_folded = D S D (D = diag(gamma)): same inertia (Sylvester)
-    return tuple(head_signature(W_Q, W_K, method=method)) == (n, n, N - 2 * n)
+    def note(message: str) -> None:
+        if message.startswith("rank of the live pair"):
+            return  # the fast first step of every head: not worth a line
+        print(f"  --exact: layer {layer} head {head}: {message}", file=sys.stderr, flush=True)
+
+    return note
+
+
+def _exact_facts(cols: dict[str, np.ndarray], lw: LayerWeights, kv_index: np.ndarray,
+                 gamma: np.ndarray | None, method: ExactMethod,
+                 error: list[str | None]) -> None:
+    """Decide every finite head exactly (``--exact``): the signature, the ranks, the
+    prediction and whether ``L = 0`` (docs/survey.md); ``cols`` is updated in place."""
+    from qkforms.survey.statistics import SIGNATURE_FACTS, ZERO_FORM, exact_facts
+
+    for h in range(int(kv_index.shape[0])):
+        if cols["status"][h] == "failed":
+            continue
+        g = int(kv_index[h])
+        W_Q, W_K = lw.W_Q[h], lw.W_K[g]
+        if gamma is not None and not np.all(gamma != 0):
+            W_Q, W_K = W_Q * gamma, W_K * gamma  # a zero gain changes the ranks: fold it
+        # with all gains nonzero, S_folded = D S D (D = diag(gamma)): same inertia and
+        # ranks (Sylvester), so the stored weights are used as they are
+        facts, zero = exact_facts(W_Q, W_K, method=method,
+                                  progress=_exact_note(int(lw.layer), h))
+        for name, value in facts.items():
+            cols[name][h] = float(value) if cols[name].dtype != object else value
+        if zero and cols["status"][h] == "ok":  # L = 0 by cancellation
+            cols["status"][h] = "zero_form"
+            cols["valid"][h] = False
+            error[h] = ZERO_FORM
+            for name, col in cols.items():
+                if name not in SIGNATURE_FACTS and name not in ("status", "valid"):
+                    col[h] = None if col.dtype == object else np.nan
 
 
 def _enclosures(W_Q: np.ndarray, W_K: np.ndarray, kv_index: np.ndarray,
                 valid: np.ndarray, method: str) -> list[Any]:
-    """Certified enclosures of the valid heads (None for the others)."""
+    """Certified enclosures of the valid heads (None for the others).
+
+    Heads with dead dimensions are enclosed through their live pair (same ``L``, so the
+    same certified statistics; the eigenvalues of the dead dimensions are exact zeros).
+    """
     from qkforms.errors import ZeroFormError
-    from qkforms.exact import enclose_layer
+    from qkforms.exact import enclose, enclose_layer
+    from qkforms.gram import live_dimensions
 
     out: list[Any] = [None] * int(kv_index.shape[0])
     idx = np.flatnonzero(valid)
     if idx.size == 0:
         return out
+    live = live_dimensions(W_Q[idx], W_K[kv_index[idx]])
+    full = idx[live.all(axis=1)]
+    for h, sel in zip(idx, live, strict=True):
+        if not sel.all():
+            try:
+                out[int(h)] = enclose(W_Q[h][sel], W_K[int(kv_index[h])][sel], method=method)
+            except ZeroFormError:
+                out[int(h)] = None
+    if full.size == 0:
+        return out
     encs: list[Enclosure | None]
     try:
-        encs = list(enclose_layer(W_Q[idx], W_K, kv_index[idx], method=method))
+        encs = list(enclose_layer(W_Q[full], W_K, kv_index[full], method=method))
     except ZeroFormError:  # some head has L = 0: certify the heads one by one
         encs = []
-        for h in idx:
+        for h in full:
             try:
                 encs.append(enclose_layer(W_Q[h:h + 1], W_K, kv_index[h:h + 1],
                                           method=method)[0])
             except ZeroFormError:
                 encs.append(None)
-    for h, enc in zip(idx, encs, strict=True):
+    for h, enc in zip(full, encs, strict=True):
         out[int(h)] = enc
     return out
+
+
+def _certified_signatures(cols: dict[str, np.ndarray], encs: Sequence[Any], n: int,
+                          N: int) -> None:
+    """Signatures decided by the enclosures (``--certify``) where float left them open.
+
+    An eigenvalue interval excluding 0 certifies a sign; ``[0, 0]`` certifies a zero
+    (exact root isolation). The eigenvalues of a live pair's enclosure are completed
+    by the dead dimensions' exact zeros.
+    """
+    from qkforms.survey.statistics import rank_facts
+
+    for h, enc in enumerate(encs):
+        if enc is None or cols["signature_by"][h] == "exact":
+            continue
+        lo = np.array([iv.lo for iv in enc.eigenvalues])
+        hi = np.array([iv.hi for iv in enc.eigenvalues])
+        exact_zero = (lo == 0) & (hi == 0)
+        if not np.all((lo > 0) | (hi < 0) | exact_zero):
+            continue
+        pos, neg = int(np.sum(lo > 0)), int(np.sum(hi < 0))
+        m = int(cols["n_live"][h])
+        cols["n_pos"][h], cols["n_neg"][h], cols["n_zero"][h] = pos, neg, N - pos - neg
+        cols["signature_by"][h] = "certified"
+        facts = rank_facts(np.array([pos + neg == min(2 * m, N)]), np.array([m]),
+                           np.array([n]), np.array([N]), np.array([float(pos)]),
+                           np.array([float(neg)]))
+        for name, value in facts.items():
+            cols[name][h] = value[0]
 
 
 def process_layer(
@@ -337,7 +412,8 @@ def process_layer(
     model : str
         Value of the ``model`` column.
     exact : bool
-        Certify each head exactly (``exact_certified``; None when not asked).
+        Decide every head exactly: signature, ranks, prediction (``signature_by`` is
+        ``"exact"``; docs/survey.md).
     certify : bool
         Certified enclosures of each ok head's statistics (the ``<stat>_lo``,
         ``<stat>_hi`` columns; null when not asked).
@@ -365,8 +441,8 @@ def process_layer(
     ...                      W_K=rng.standard_normal((1, 2, 9)), kv_index=np.array([0, 0]))
     >>> res = process_layer(lw, SimpleNamespace(N=9, n=2), model="toy", exact=True,
     ...                     certify=True)
-    >>> res.heads.column("n_zero").to_pylist(), res.heads.column("exact_certified").to_pylist()
-    ([5, 5], [True, True])
+    >>> res.heads.column("n_zero").to_pylist(), res.heads.column("signature_by").to_pylist()
+    ([5, 5], ['exact', 'exact'])
     >>> t = res.heads
     >>> all(lo <= v <= hi for lo, v, hi in zip(t.column("a_lo").to_pylist(),
     ...                                         t.column("a").to_pylist(),
@@ -395,34 +471,33 @@ def process_layer(
             sp.ok, sp.error = unit.ok, unit.error
             cols["norm_sq"] = np.where(cols["valid"], sp.norm_sq, np.nan)
     t1 = time.perf_counter()
-    certified: list[bool | None] = [None] * n_q
     certify_cols = None
+    readable = failure is None and not isinstance(lw, UnreadLayer)
     # the exact and certified stages call LAPACK on small matrices too (the float64
     # approximations of the verified eigenvalue method): one BLAS thread, as above
     with blas_single_thread():
-        if exact and failure is None and not isinstance(lw, UnreadLayer):
-            for h in range(n_q):
-                g = int(kv_index[h])
-                if np.isfinite(lw.W_Q[h]).all() and np.isfinite(lw.W_K[g]).all():
-                    certified[h] = _certify(lw.W_Q[h], lw.W_K[g], gamma, n, N,
-                                            exact_method)
-        t2 = time.perf_counter()
-        if certify and failure is None and not isinstance(lw, UnreadLayer):
+        if certify and readable:
+            assert not isinstance(lw, UnreadLayer)
             W_Q, W_K = lw.W_Q, lw.W_K
             if gamma is not None:  # the folded float64 weights, exactly as surveyed
                 W_Q, W_K = W_Q * gamma, W_K * gamma
-            certify_cols = certify_columns(
-                _enclosures(W_Q, W_K, kv_index, cols["valid"], certify_method))
+            encs = _enclosures(W_Q, W_K, kv_index, cols["valid"], certify_method)
+            certify_cols = certify_columns(encs)
+            _certified_signatures(cols, encs, n, N)
+        t2 = time.perf_counter()
+        if exact and readable:
+            assert not isinstance(lw, UnreadLayer)
+            _exact_facts(cols, lw, kv_index, gamma, exact_method, sp.error)
     t3 = time.perf_counter()
-    heads = heads_table(model, lw.layer, kv_index, N, n, sp.error, cols, certified,
-                        certify_cols, step=step, tokens_seen=tokens_seen)
+    heads = heads_table(model, lw.layer, kv_index, N, n, sp.error, cols, certify_cols,
+                        step=step, tokens_seen=tokens_seen)
     spectra = spectra_table(model, lw.layer, sp, cols["valid"], step=step)
     factors = None
     if keep_factors:
         assert sp.Q_red is not None and sp.K_red is not None
         factors = {"Q_red": sp.Q_red, "K_red": sp.K_red}
     return LayerResult(heads, spectra, factors, {
-        "compute_s": t1 - t0, "exact_s": t2 - t1, "certify_s": t3 - t2,
+        "compute_s": t1 - t0, "certify_s": t2 - t1, "exact_s": t3 - t2,
         "table_s": time.perf_counter() - t3,
     })
 

@@ -14,7 +14,7 @@ Examples
 >>> from qkforms.survey.schema import HEADS_COLUMNS, heads_schema
 >>> HEADS_COLUMNS[:8]
 ('model', 'step', 'tokens_seen', 'layer', 'head', 'kv_head', 'N', 'n')
->>> str(heads_schema().field("exact_certified").type)
+>>> str(heads_schema().field("surjective").type)
 'bool'
 """
 
@@ -26,10 +26,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from qkforms.exact.enclosure import CERTIFIED_STATS
-from qkforms.tolerances import REDUCED_TOL, SPECTRAL_TYPE_RADIUS
+from qkforms.tolerances import SPECTRAL_TYPE_RADIUS
 
 __all__ = [
+    "BOOL_COLUMNS",
     "CERTIFY_COLUMNS",
+    "EXACT_COLUMNS",
     "FLOAT_COLUMNS",
     "HEADS",
     "HEADS_COLUMNS",
@@ -39,6 +41,7 @@ __all__ = [
     "SPECTRA_COLUMNS",
     "SPECTRA_READ_COLUMNS",
     "STAT_READ_COLUMNS",
+    "STRING_COLUMNS",
     "Column",
     "heads_schema",
     "markdown_table",
@@ -60,13 +63,15 @@ class Column:
         Arrow type: ``"string"``, ``"int32"``, ``"int64"``, ``"double"``, ``"bool"`` or
         ``"list<double>"``.
     nullable : bool
-        Null allowed (failed heads, or ``--exact`` not asked).
+        Null allowed (heads that are not ``ok``, undecided or undefined values, or an
+        option not asked).
     meaning : str
         One line of Markdown for the docs.
     source : str
-        What fills it: ``"id"`` (the run), ``"stat"`` (the per-head statistics function),
-        ``"exact"`` (exact certification), ``"certify"`` (certified enclosures,
-        ``--certify``) or ``"spectra"`` (the Gram engine).
+        What fills it: ``"id"`` (the run), ``"stat"`` (the per-head statistics function;
+        ``--exact`` and ``--certify`` may decide :data:`EXACT_COLUMNS` afterwards),
+        ``"certify"`` (certified enclosures, ``--certify``) or ``"spectra"`` (the Gram
+        engine).
     """
 
     name: str
@@ -114,12 +119,35 @@ HEADS: tuple[Column, ...] = (
     _id("kv_head", "int32", "key/value head used (GQA: `⌊h / (n_q/n_kv)⌋`)"),
     _id("N", "int32", "residual dimension"),
     _id("n", "int32", "head dimension"),
-    _id("status", "string", '`"ok"` or `"failed"`'),
-    _id("error", "string", "reason of a failure", nullable=True),
-    _int("n_pos", f"positive eigenvalues of S (zero: `|λ| ≤ {_num(REDUCED_TOL)} · max|λ|` on the "
-         "reduced 2n spectrum)"),
-    _int("n_neg", "negative eigenvalues of S"),
-    _int("n_zero", "zero eigenvalues of S on R^N (reduced zeros + N − 2n)"),
+    _id("status", "string", '`"ok"`, `"zero_form"` (`L = 0`: the profile is undefined) or '
+        '`"failed"` (unreadable or non-finite weights)'),
+    _id("error", "string", "why a head is not `ok`", nullable=True),
+    _int("n_pos", "positive eigenvalues of S, decided (docs/survey.md, \"Signatures: decided, "
+         "never guessed\"); null when undecided"),
+    _int("n_neg", "negative eigenvalues of S (null when undecided)"),
+    _int("n_zero", "zero eigenvalues of S on R^N (null when undecided)"),
+    Column("signature_by", "string", True,
+           '`"float"` (every reduced eigenvalue clears its float error bound), `"certified"` '
+           '(`--certify`: verified enclosures), `"exact"` (`--exact`: exact arithmetic), or '
+           "null: undecided"),
+    _dbl("signature_margin", "smallest `|λ|/err` over the reduced eigenvalues of S that are not "
+         "known zeros (float error model of `qkforms.gram`); decided in float when > 1"),
+    _int("n_uncertain", "reduced eigenvalues of S within their float error bound, beyond the "
+         "known zeros (0 when decided in float)"),
+    _int("n_live", "live head dimensions n′ (`q_i ≠ 0` and `k_i ≠ 0`, exact test): a dead "
+         "dimension contributes nothing to L"),
+    _int("stacked_rank", "rank of the stacked map `[W_K; W_Q]` (null when undecided)"),
+    _int("live_rank", "rank of the live pair `[K′; Q′]` (dead dimensions dropped from both; "
+         "null when undecided)"),
+    Column("surjective", "bool", True,
+           "the stacked map is onto (rank 2n), Theorem 3's hypothesis; null when undecided"),
+    Column("prediction", "string", True,
+           '`"thm3"`: Theorem 3 predicts `(n, n, N − 2n)`; `"thm3-live"`: the stacked map is '
+           "not onto but the live pair is, so `(n′, n′, N − 2n′)`; `\"none\"`: neither is "
+           "onto; null when undecided"),
+    Column("prediction_met", "bool", True,
+           "the decided signature equals the prediction (false would contradict Theorem 3: "
+           "a bug or a numerical failure); null without a prediction or a decided signature"),
     _dbl("balance", "`1 − |n_pos − n_neg|/(n_pos + n_neg)`"),
     _dbl("sym_energy", "`‖S‖²/‖L‖² = 1 − a`"),
     _dbl("pairing", "pairing score `1 − ‖λ₊ − λ₋‖/‖S‖` (padded lobes)"),
@@ -148,9 +176,6 @@ HEADS: tuple[Column, ...] = (
            '`"I+"`, `"II"`, `"I-"` (radius rule: II when '
            f'`c_S + d_S ≤ {_num(SPECTRAL_TYPE_RADIUS)}`, else I+ when `c > d`, else I-)'),
     _dbl("norm_sq", "`‖L‖²` (sum of squared entries)"),
-    Column("exact_certified", "bool", True,
-           "`--exact`: the exact signature is `(n, n, N − 2n)`; null without `--exact` "
-           "or for non-finite weights", "exact"),
     *(Column(f"{stat}_{end}", "double", True,
              f"`--certify`: guaranteed {word} bound of `{stat}` for the stored weights "
              "(docs/certified.md); null without `--certify`, for failed heads, or when "
@@ -186,6 +211,15 @@ INT_COLUMNS: tuple[str, ...] = tuple(c.name for c in HEADS
 #: floating-point statistics (computed by the per-head statistics function)
 FLOAT_COLUMNS: tuple[str, ...] = tuple(c.name for c in HEADS
                                        if c.source == "stat" and c.type == "double")
+#: boolean statistics (True, False or None per head)
+BOOL_COLUMNS: tuple[str, ...] = tuple(c.name for c in HEADS
+                                      if c.source == "stat" and c.type == "bool")
+#: string statistics (a str or None per head)
+STRING_COLUMNS: tuple[str, ...] = tuple(c.name for c in HEADS
+                                        if c.source == "stat" and c.type == "string")
+#: what ``--exact`` decides and overwrites (the signature, the ranks and the prediction)
+EXACT_COLUMNS: tuple[str, ...] = ("n_pos", "n_neg", "n_zero", "signature_by", "stacked_rank",
+                                  "live_rank", "surjective", "prediction", "prediction_met")
 #: the columns filled by ``--certify`` (``<stat>_lo``, ``<stat>_hi``, ``certify_method``)
 CERTIFY_COLUMNS: tuple[str, ...] = tuple(c.name for c in HEADS if c.source == "certify")
 #: the columns that identify a checkpoint of a training run (optional for readers:
@@ -195,12 +229,10 @@ SERIES_COLUMNS: tuple[str, ...] = ("step", "tokens_seen")
 SPECTRA_READ_COLUMNS: tuple[str, ...] = tuple(
     c for c in SPECTRA_COLUMNS if c not in SERIES_COLUMNS)
 #: the heads.parquet columns the observation statistics read (all but the run's
-#: bookkeeping: kv_head, error, exact_certified; the certify and series columns are
-#: optional)
+#: bookkeeping: kv_head, error; the certify and series columns are optional)
 STAT_READ_COLUMNS: tuple[str, ...] = tuple(
     c for c in HEADS_COLUMNS
-    if c not in ("kv_head", "error", "exact_certified", *SERIES_COLUMNS)
-    and c not in CERTIFY_COLUMNS)
+    if c not in ("kv_head", "error", *SERIES_COLUMNS) and c not in CERTIFY_COLUMNS)
 
 
 def heads_schema() -> Any:

@@ -1,10 +1,11 @@
 """``summary.md``: one short table per surveyed model.
 
-Per model: heads, heads with status ok / failed, balanced heads (signature
-``(n, n, N - 2n)`` by the float count), exact-certified heads (with ``--exact``), heads
-with certified intervals and how many are certainly near Θ or undecided (with
-``--certify``), spectral type counts, and medians (over ok heads) of the main
-statistics.
+Per model: heads by status (ok, zero form, failed), the Observation 1 counts of
+:func:`qkforms.survey.balance.balance_counts` (signatures decided and by whom, balanced
+heads, Theorem 3's prediction for each head or its live part, met or not, and any
+contradiction), heads with certified intervals and how many are certainly near Θ or
+undecided (with ``--certify``), spectral type counts, medians (over ok heads) of the
+main statistics, and every head that is not ``ok`` with its reason.
 
 Examples
 --------
@@ -45,8 +46,8 @@ def model_summary(heads: Any, model: str, step: int | None = None) -> dict[str, 
     ...                      W_K=rng.standard_normal((3, 2, 8)), kv_index=np.arange(3))
     >>> t = process_layer(lw, SimpleNamespace(N=8, n=2), model="toy").heads
     >>> s = model_summary(t, "toy")
-    >>> s["heads"], s["ok"], s["failed"], s["balanced"], s["certified"]
-    (3, 3, 0, 3, None)
+    >>> s["heads"], s["ok"], s["failed"], s["balanced"], s["thm3_met"], s["decided_exact"]
+    (3, 3, 0, 3, 3, 0)
     """
     rows = heads.filter(_eq(heads.column("model"), model))
     if step is not None:
@@ -56,16 +57,12 @@ def model_summary(heads: Any, model: str, step: int | None = None) -> dict[str, 
 
 def _summary_of(rows: Any, model: str) -> dict[str, Any]:
     """:func:`model_summary` of rows already selected."""
+    from qkforms.survey.balance import balance_counts
+
     cols = {name: rows.column(name).to_pylist() for name in rows.column_names}
     status = cols["status"]
     ok = [i for i, s in enumerate(status) if s == "ok"]
-    balanced = sum(
-        1 for i in ok
-        if cols["n_pos"][i] == cols["n_neg"][i] == cols["n"][i]
-        and cols["n_zero"][i] == cols["N"][i] - 2 * cols["n"][i]
-    )
-    cert_vals = cols["exact_certified"]
-    certified = None if all(v is None for v in cert_vals) else sum(bool(v) for v in cert_vals)
+    counts = balance_counts(cols)
     enclosed_rows = [i for i in ok if cols.get("theta_dist_lo", [None] * len(status))[i]
                      is not None]
     near = _near_theta(cols, enclosed_rows)
@@ -80,11 +77,7 @@ def _summary_of(rows: Any, model: str) -> dict[str, Any]:
         medians[name] = float(np.median(vals)) if vals.size else float("nan")
     return {
         "model": model,
-        "heads": len(status),
-        "ok": len(ok),
-        "failed": len(status) - len(ok),
-        "balanced": balanced,
-        "certified": certified,
+        **counts,
         "enclosed": len(enclosed_rows) if enclosed_rows else None,
         "max_width": _max_width(cols, enclosed_rows),
         "near_theta": near[0],
@@ -94,6 +87,11 @@ def _summary_of(rows: Any, model: str) -> dict[str, Any]:
         "N": cols["N"][0] if status else None,
         "n": cols["n"][0] if status else None,
         "failures": sorted({cols["error"][i] for i, s in enumerate(status) if s != "ok"}),
+        "not_ok": [(cols["layer"][i], cols["head"][i], s, cols["error"][i])
+                   for i, s in enumerate(status) if s != "ok"],
+        "contradicting": [(cols["layer"][i], cols["head"][i], cols["signature_by"][i])
+                          for i in ok if cols["prediction_met"][i] is False
+                          and cols["signature_by"][i] is not None],
     }
 
 
@@ -149,7 +147,7 @@ def write_summary(path: Path, heads: Any, manifest: dict[str, Any]) -> str:
     ...          "layers": [0]}
     >>> text = write_summary(pathlib.Path(tempfile.mkdtemp()) / "s.md", heads,
     ...                      {"models": [entry]})
-    >>> "| balanced (2, 2, 4) (float count) | 2 |" in text
+    >>> "| balanced (2, 2, 4) among surjective | 2 |" in text
     True
     """
     lines = ["# qkforms survey summary", ""]
@@ -170,18 +168,7 @@ def write_summary(path: Path, heads: Any, manifest: dict[str, Any]) -> str:
                      f"n = {entry['n']}, {entry['positional']}, stored as {entry['dtype']}; "
                      f"layers surveyed: {len(entry['layers'])}")
         lines.append("")
-        expected = (f"({s['n']}, {s['n']}, {s['N'] - 2 * s['n']})" if s["n"] is not None
-                    else "(n, n, N - 2n)")
-        cert = "not run (use --exact)" if s["certified"] is None else str(s["certified"])
-        lines += [
-            "| count | value |",
-            "|---|---|",
-            f"| heads | {s['heads']} |",
-            f"| ok | {s['ok']} |",
-            f"| failed | {s['failed']} |",
-            f"| balanced {expected} (float count) | {s['balanced']} |",
-            f"| exact-certified Theorem 3 | {cert} |",
-        ]
+        lines += ["| count | value |", "|---|---|"] + _balance_lines(s)
         if s["enclosed"] is not None:
             from qkforms.tolerances import NEAR_THETA
 
@@ -198,15 +185,54 @@ def write_summary(path: Path, heads: Any, manifest: dict[str, Any]) -> str:
         if entry.get("notes"):
             lines += ["", "How the scores relate to the surveyed forms:", ""]
             lines += [f"- {note}" for note in entry["notes"]]
-        if s["failures"]:
-            lines += ["", "Failure reasons:", ""]
-            lines += [f"- {reason}" for reason in s["failures"]]
+        lines += _not_ok_lines(s)
         lines.append("")
     for run in manifest.get("runs") or []:
         lines += _run_section(heads, manifest, run)
     text = "\n".join(lines)
     atomic_write_bytes(Path(path), text.encode("utf-8"))
     return text
+
+
+def _balance_lines(s: dict[str, Any]) -> list[str]:
+    """The Observation 1 rows of a model's ``summary.md`` table."""
+    expected = (f"({s['n']}, {s['n']}, {s['N'] - 2 * s['n']})" if s["n"] is not None
+                else "(n, n, N - 2n)")
+    by = ", ".join(f"{s['decided_' + d]} {d}" for d in ("float", "certified", "exact")
+                   if s["decided_" + d])
+    lines = [
+        f"| heads | {s['heads']} |",
+        f"| ok | {s['ok']} |",
+        f"| zero form (L = 0) | {s['zero_form']} |",
+        f"| failed | {s['failed']} |",
+        f"| signature decided | {s['decided']}" + (f" ({by})" if by else "") + " |",
+        f"| signature undecided (run --exact) | {s['undecided']} |",
+        f"| surjective (Theorem 3 applies) | {s['surjective']} |",
+        f"| balanced {expected} among surjective | {s['thm3_met']} |",
+        f"| dead dimensions, live part onto: (n′, n′, N − 2n′) met / not met | "
+        f"{s['thm3_live_met']} / {s['thm3_live_not_met']} |",
+        f"| no prediction (neither onto) | {s['no_prediction']} |",
+        f"| contradictions of Theorem 3 | {s['contradictions']} |",
+    ]
+    if s["prediction_undecided"]:
+        lines.append(f"| prediction undecided (run --exact) | {s['prediction_undecided']} |")
+    return lines
+
+
+def _not_ok_lines(s: dict[str, Any]) -> list[str]:
+    """Every head that is not ``ok``, and every contradiction, with the reason."""
+    lines: list[str] = []
+    if s["not_ok"]:
+        lines += ["", "Heads that are not ok:", ""]
+        lines += [f"- layer {layer} head {head}: {status} — {error}"
+                  for layer, head, status, error in s["not_ok"]]
+    if s["contradicting"]:
+        lines += ["", "Heads contradicting Theorem 3 (decided signature ≠ prediction):", ""]
+        lines += [f"- layer {layer} head {head} (decided by {by}): "
+                  + ("a numerical failure of the float error model" if by == "float"
+                     else "a bug: please report it")
+                  for layer, head, by in s["contradicting"]]
+    return lines
 
 
 def _run_section(heads: Any, manifest: dict[str, Any], run: dict[str, Any]) -> list[str]:
@@ -217,20 +243,21 @@ def _run_section(heads: Any, manifest: dict[str, Any], run: dict[str, Any]) -> l
              f"{first['architecture']}, {first['n_layers']} layers, {first['n_q']} query / "
              f"{first['n_kv']} key heads, N = {first['N']}, n = {first['n']}, "
              f"{first['positional']}, stored as {first['dtype']}; from {run['source']}", "",
-             "| step | tokens seen | heads | ok | failed | balanced | exact-certified | "
-             "I+ | II | I- | median sym_energy | median pairing | median theta_dist |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| step | tokens seen | heads | ok | failed | balanced | undecided | "
+             "contradictions | I+ | II | I- | median sym_energy | median pairing | "
+             "median theta_dist |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     failures: set[str] = set()
     mine = heads.filter(_eq(heads.column("model"), run["model"]))
     steps = np.asarray(mine.column("step").to_pylist(), dtype=object)
     for e in entries:
         s = _summary_of(mine.take(np.flatnonzero(steps == e["step"])), run["model"])
-        cert = "–" if s["certified"] is None else str(s["certified"])
         tokens = "–" if e.get("tokens_seen") is None else str(e["tokens_seen"])
         m = s["medians"]
         lines.append(
-            f"| {e['step']} | {tokens} | {s['heads']} | {s['ok']} | {s['failed']} | "
-            f"{s['balanced']} | {cert} | {s['types'].get('I+', 0)} | "
+            f"| {e['step']} | {tokens} | {s['heads']} | {s['ok']} | "
+            f"{s['failed'] + s['zero_form']} | {s['balanced']} | {s['undecided']} | "
+            f"{s['contradictions']} | {s['types'].get('I+', 0)} | "
             f"{s['types'].get('II', 0)} | {s['types'].get('I-', 0)} | "
             f"{_fmt(m['sym_energy'])} | {_fmt(m['pairing'])} | {_fmt(m['theta_dist'])} |")
         failures.update(s["failures"])

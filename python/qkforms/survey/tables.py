@@ -15,10 +15,9 @@ Examples
 >>> rng = np.random.default_rng(0)
 >>> sp = layer_spectra(rng.standard_normal((2, 2, 9)), rng.standard_normal((1, 2, 9)),
 ...                    np.array([0, 0]))
->>> t = heads_table("toy", 0, np.array([0, 0]), 9, 2, sp.error, head_columns(sp, N=9, n=2),
-...                 [None, None])
->>> t.num_rows, t.column("n_zero").to_pylist()
-(2, [5, 5])
+>>> t = heads_table("toy", 0, np.array([0, 0]), 9, 2, sp.error, head_columns(sp, N=9, n=2))
+>>> t.num_rows, t.column("n_zero").to_pylist(), t.column("prediction").to_pylist()
+(2, [5, 5], ['thm3', 'thm3'])
 """
 
 from __future__ import annotations
@@ -31,10 +30,12 @@ from numpy.typing import NDArray
 
 from qkforms.gram import LayerSpectra
 from qkforms.survey.schema import (
+    BOOL_COLUMNS,
     CERTIFY_COLUMNS,
     FLOAT_COLUMNS,
     INT_COLUMNS,
     SPECTRA,
+    STRING_COLUMNS,
     heads_schema,
     spectra_schema,
 )
@@ -63,7 +64,6 @@ def list_array(values: NDArray[np.float64]) -> pa.ListArray:
 
 def heads_table(model: str, layer: int, kv_index: NDArray[np.int64], N: int, n: int,
                 error: Sequence[str | None], cols: dict[str, NDArray],
-                certified: Sequence[bool | None],
                 certify: Mapping[str, Sequence[Any]] | None = None, *, step: int | None = None,
                 tokens_seen: int | None = None) -> pa.Table:
     """The ``heads.parquet`` rows of one layer.
@@ -75,12 +75,10 @@ def heads_table(model: str, layer: int, kv_index: NDArray[np.int64], N: int, n: 
     step, tokens_seen
         The checkpoint's place in a training run (null for a single model).
     error
-        Failure reason per head (None for ok heads).
+        Why each head is not ``ok`` (None for ok heads).
     cols
-        Output of :func:`qkforms.survey.statistics.head_columns` (``valid`` mask and
-        every statistic column).
-    certified
-        ``exact_certified`` per head (None: not checked).
+        Output of :func:`qkforms.survey.statistics.head_columns` (``status`` and every
+        statistic column; NaN or None is null), possibly decided further by ``--exact``.
     certify
         The :data:`~qkforms.survey.schema.CERTIFY_COLUMNS` (a list per column, None
         where not certified); all null when not given (no ``--certify``).
@@ -88,8 +86,6 @@ def heads_table(model: str, layer: int, kv_index: NDArray[np.int64], N: int, n: 
     import pyarrow as pa
 
     n_q = int(kv_index.shape[0])
-    valid = cols["valid"]
-    inval = ~valid
     data: dict[str, Any] = {
         "model": pa.array([model] * n_q, type=pa.string()),
         "step": pa.array([step] * n_q, type=pa.int64()),
@@ -99,15 +95,22 @@ def heads_table(model: str, layer: int, kv_index: NDArray[np.int64], N: int, n: 
         "kv_head": pa.array(kv_index.astype(np.int32)),
         "N": pa.array(np.full(n_q, N, dtype=np.int32)),
         "n": pa.array(np.full(n_q, n, dtype=np.int32)),
-        "status": pa.array(["ok" if v else "failed" for v in valid], type=pa.string()),
+        "status": pa.array([str(v) for v in cols["status"]], type=pa.string()),
         "error": pa.array(list(error), type=pa.string()),
-        "spectral_type": pa.array(cols["spectral_type"].tolist(), type=pa.string()),
-        "exact_certified": pa.array(list(certified), type=pa.bool_()),
     }
     for name in INT_COLUMNS:
-        data[name] = pa.array(cols[name].astype(np.int32), mask=inval)
+        vals = np.asarray(cols[name], dtype=np.float64)
+        null = ~np.isfinite(vals)
+        data[name] = pa.array(np.where(null, 0, vals).astype(np.int32), mask=null)
     for name in FLOAT_COLUMNS:
-        data[name] = pa.array(cols[name], mask=inval, type=pa.float64())
+        vals = np.asarray(cols[name], dtype=np.float64)
+        data[name] = pa.array(vals, mask=np.isnan(vals), type=pa.float64())
+    for name in BOOL_COLUMNS:
+        data[name] = pa.array([None if v is None else bool(v) for v in cols[name]],
+                              type=pa.bool_())
+    for name in STRING_COLUMNS:
+        data[name] = pa.array([None if v is None else str(v) for v in cols[name]],
+                              type=pa.string())
     schema = heads_schema()
     for name in CERTIFY_COLUMNS:
         values = [None] * n_q if certify is None else list(certify[name])
