@@ -5,10 +5,10 @@ name                       value      meaning
 =========================  =========  ==========================================================
 ``DENSE_TOL``              ``1e-7``   zero eigenvalue of a dense N x N spectrum:
                                       ``|lam| <= tol * max|lam|`` (docs/theory.md §3.1)
-``REDUCED_TOL``            ``1e-9``   the same on the reduced 2n spectrum of a head
-                                      (docs/theory.md §12.3): ``Head.signature``, the
-                                      survey's ``n_pos/n_neg/n_zero``, the spectral samples
-                                      of the statistics
+``REDUCED_TOL``            ``1e-9``   the same on the reduced 2n spectrum of a head, for
+                                      the spectral samples of the statistics (λ₊, |λ₋|);
+                                      a head's *signature* is decided, not thresholded
+                                      (docs/theory.md §3.2, :func:`qkforms.decide_signature`)
 ``PIVOT_LIMIT``            ``1e-8``   the Gram engine's one fallback rule (:mod:`qkforms.gram`):
                                       a head whose smallest squared Cholesky pivot is at most
                                       this times the largest diagonal entry of ``G`` (or has
@@ -43,7 +43,7 @@ __all__ = [
 
 #: Relative zero threshold for full N x N spectra (docs/theory.md §3.1).
 DENSE_TOL = 1e-7
-#: Relative zero threshold for reduced 2n x 2n head spectra (docs/theory.md §12.3).
+#: Relative zero threshold of the spectral samples of reduced 2n x 2n head spectra.
 REDUCED_TOL = 1e-9
 #: Smallest squared Cholesky pivot, relative to the largest diagonal entry of ``G``, below
 #: which a head is factored through QR instead (pivots bound the smallest eigenvalue of

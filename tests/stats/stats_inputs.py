@@ -53,8 +53,7 @@ def gamma_lobe_spectra(count: int, n: int, rho: float, k: float, seed: int) -> l
 def mixed_survey_rows() -> tuple[dict, dict]:
     """Two Gaussian 'models' of different shapes and one rank-one model."""
     return join(
-        survey_rows("gauss-a", gaussian_heads(12, 8, 64, 1), heads_per_layer=4,
-                    exact_certified=True),
+        survey_rows("gauss-a", gaussian_heads(12, 8, 64, 1), heads_per_layer=4, exact=True),
         survey_rows("gauss-b", gaussian_heads(8, 6, 40, 2), heads_per_layer=4),
         survey_rows("rank-one", rank_one_heads(8, 24, 3), heads_per_layer=4),
     )

@@ -80,12 +80,17 @@ def test_every_median_and_share_matches_direct_recomputation(mixed_survey, table
 def test_observation1_counts(mixed_survey, tables) -> None:
     t = tables["observation1_balance"]
     a = _row(t, "gauss-a")
-    assert a["heads_total"] == a["balanced"] == a["full_signature"] == 12
-    assert a["exact_checked"] == a["exact_balanced"] == 12  # exact_certified set to True
+    assert a["heads"] == a["ok"] == a["balanced"] == a["full_signature"] == 12
+    assert a["decided"] == a["decided_exact"] == 12  # survey_rows(..., exact=True)
+    assert a["surjective"] == a["thm3"] == a["thm3_met"] == 12
+    assert a["contradictions"] == a["undecided"] == a["zero_form"] == a["failed"] == 0
     b = _row(t, "gauss-b")
-    assert b["balanced"] == 8 and b["exact_checked"] == 0
+    assert b["balanced"] == b["decided_float"] == 8 and b["decided_exact"] == 0
+    # rank-one heads: n = 1 rows, decided in float, each its own Theorem 3 instance
+    r = _row(t, "rank-one")
+    assert r["thm3_met"] == r["decided"] == 8
     pooled = _row(t, POOLED)
-    assert pooled["heads_total"] == 28 and pooled["balanced"] == 28
+    assert pooled["heads"] == 28 and pooled["balanced"] == 28
     assert pooled["balanced_share"] == 1.0
 
 
@@ -93,10 +98,12 @@ def test_failed_heads_are_counted_but_not_used(mixed_survey) -> None:
     heads, spectra = (dict((k, list(v)) for k, v in d.items()) for d in mixed_survey)
     heads["status"][0] = "failed"
     heads["n_pos"][0] = None
+    heads["status"][1] = "zero_form"
     out = observations(heads, spectra, n_boot=0, fits=False, baseline=False)
     a = _row(out["observation1_balance"], "gauss-a")
-    assert (a["heads_total"], a["heads_ok"], a["heads_failed"], a["balanced"]) == (12, 11, 1, 11)
-    assert _row(out["symmetric_energy"], "gauss-a")["heads"] == 11
+    assert (a["heads"], a["ok"], a["failed"], a["zero_form"], a["balanced"]) == (12, 10, 1, 1,
+                                                                                 10)
+    assert _row(out["symmetric_energy"], "gauss-a")["heads"] == 10
 
 
 def test_gaussian_heads_symmetric_energy_near_prop5_baseline(tables) -> None:

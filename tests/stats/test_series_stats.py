@@ -117,7 +117,7 @@ def test_observations_of_a_run_use_the_last_step(survey_dir: Path) -> None:
     heads = read_parquet(survey_dir / "heads.parquet")
     spectra = read_parquet(survey_dir / "spectra.parquet")
     t = observations(heads, spectra, seed=0, n_boot=0, fits=False)
-    assert t["observation1_balance"].row(0)["heads_total"] == 12  # one checkpoint's heads
+    assert t["observation1_balance"].row(0)["heads"] == 12  # one checkpoint's heads
     assert set(t["head_stats"]["step"].tolist()) == {80}
     assert len(t["series_steps"]) == len(STEPS) * 3
     # a plain survey has no series tables
@@ -180,7 +180,9 @@ def _tiny_rows(model: str, step: int, *, c: float = 0.25, failed: int = 0,
                 "status": status, "N": N, "n": n, "n_pos": n, "n_neg": n, "n_zero": N - 2 * n,
                 "spectral_type": "II", "sym_energy": s, "pairing": 0.1, "rho": 1.0, "a": 0.5,
                 "b": 0.25, "c": c, "d": 0.0, "b_S": 0.5, "c_S": 0.25, "d_S": 0.25,
-                "theta_dist": 0.1, "thm5_dist": 0.2, "participation_ratio": 3.0}
+                "theta_dist": 0.1, "thm5_dist": 0.2, "participation_ratio": 3.0,
+                "signature_by": "float", "surjective": True, "prediction": "thm3",
+                "prediction_met": True}
         for k, v in vals.items():
             cols.setdefault(k, []).append(v)
 

@@ -53,7 +53,9 @@ def test_statistics_function_fills_exactly_the_stat_columns() -> None:
                          np.abs(lam[:, :3]) ** 2, N=12, n=3)
     stat = {c.name for c in schema.HEADS if c.source == "stat"}
     assert set(st) == stat
-    assert set(schema.INT_COLUMNS) | set(schema.FLOAT_COLUMNS) | {"spectral_type"} == stat
+    assert (set(schema.INT_COLUMNS) | set(schema.FLOAT_COLUMNS) | set(schema.BOOL_COLUMNS)
+            | set(schema.STRING_COLUMNS)) == stat
+    assert set(schema.EXACT_COLUMNS) <= stat  # --exact decides a subset of them
 
 
 def test_spectra_list_columns_are_engine_fields() -> None:
@@ -73,4 +75,4 @@ def test_stats_readers_derive_from_the_schema() -> None:
     assert observations.SPECTRA_READ_COLUMNS == schema.SPECTRA_READ_COLUMNS
     assert set(schema.SPECTRA_COLUMNS) - set(schema.SPECTRA_READ_COLUMNS) == {"step"}
     assert set(schema.HEADS_COLUMNS) - set(schema.STAT_READ_COLUMNS) == {
-        "kv_head", "error", "exact_certified", "step", "tokens_seen", *schema.CERTIFY_COLUMNS}
+        "kv_head", "error", "step", "tokens_seen", *schema.CERTIFY_COLUMNS}

