@@ -137,7 +137,7 @@ with blas_single_thread():
     sp = gram.layer_spectra(lw.W_Q, lw.W_K, lw.kv_index)
     prof["statistics"], cols = best(lambda: head_columns(sp, N=N, n=n))
 prof["tables"], tabs = best(lambda: (
-    heads_table("m", 0, lw.kv_index, N, n, sp.error, cols, [None] * len(sp.error)),
+    heads_table("m", 0, lw.kv_index, N, n, sp.error, cols),
     spectra_table("m", 0, sp, cols["valid"])))
 store = PartStore(Path(tempfile.mkdtemp()), "m")
 store.start({}, resume=False)

@@ -41,8 +41,45 @@ def _intro(data: ReportData) -> str:
         "Every interactive figure can be rotated/zoomed; hover a point for the head's "
         "model, layer, head and statistics. Definitions: <code>docs/statistics.md</code>; "
         "static PNG versions in <code>figures/</code>.</p>"
+        + _not_ok_notes(data)
         + _score_notes(m)
     )
+
+
+def _not_ok_notes(data: ReportData) -> str:
+    """Every head that is not ``ok`` (why), every contradiction of Theorem 3, and the
+    Observation 1 counts of heads outside the theorem's hypothesis."""
+    from qkforms.survey.balance import balance_counts
+
+    t = data.all_heads
+    cols = {c: t[c].tolist() for c in t.columns}
+    status = [str(v) for v in cols["status"]]
+    items = [f"<li>{html.escape(str(mo))}, layer {la}, head {he}: {html.escape(st)} — "
+             f"{html.escape(str(er))}</li>"
+             for mo, la, he, st, er in zip(cols["model"], cols["layer"], cols["head"], status,
+                                           cols.get("error", [None] * len(status)),
+                                           strict=True) if st != "ok"]
+    out = ""
+    if {"signature_by", "prediction", "prediction_met", "surjective"} <= set(cols):
+        c = balance_counts(cols)
+        out += (f"<p id=\"theorem3-heads\">Theorem 3 head by head: {c['surjective']} "
+                f"surjective heads, {c['thm3_met']} of them with the predicted signature "
+                f"(n, n, N − 2n); {c['thm3_live']} heads with dead dimensions whose live part "
+                f"is onto ({c['thm3_live_met']} with (n′, n′, N − 2n′)); {c['no_prediction']} "
+                f"outside the theorem; {c['undecided']} signatures undecided in floating "
+                f"point; {c['contradictions']} contradictions.</p>")
+        for mo, la, he, met, by in zip(cols["model"], cols["layer"], cols["head"],
+                                       cols["prediction_met"], cols["signature_by"],
+                                       strict=True):
+            if met is False and by is not None:
+                items.append(f"<li>{html.escape(str(mo))}, layer {la}, head {he}: its "
+                             f"signature (decided by {html.escape(str(by))}) contradicts "
+                             "Theorem 3 — " + ("a numerical failure" if by == "float"
+                                               else "a bug") + "</li>")
+    if items:
+        out += ('<div id="not-ok-heads"><p>Heads that are not ok, or that contradict '
+                "Theorem 3:</p><ul>" + "".join(items) + "</ul></div>")
+    return out
 
 
 def _last_checkpoints(manifest: dict[str, Any]) -> dict[str, Any]:
