@@ -196,6 +196,7 @@ RESULTS: tuple[Result, ...] = (
             "thm3_surjective_heads_are_balanced",
             "thm3_degenerate_heads_are_not_balanced",
             "thm3_float_weights",
+            "thm3_float_decisions_are_never_wrong",
         ),
     ),
     Result(

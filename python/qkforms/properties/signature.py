@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import qkforms
 from qkforms import exact
 from qkforms.properties import prop
-from qkforms.properties.strategies import DEGENERATE_KINDS, heads, int_matrix
+from qkforms.properties.strategies import DEGENERATE_KINDS, HEAD_KINDS, heads, int_matrix
 
 
 @prop(st.integers(1, 6).flatmap(lambda N: st.tuples(st.just(N), st.integers(0, N))),
@@ -122,3 +122,29 @@ def thm3_float_weights(n: int, extra: int, seed: int) -> None:
     assert tuple(sig) == (n, n, N - 2 * n)
     assert exact.head_signature(W_Q, W_K) == sig
     assert tuple(qkforms.Head(W_Q, W_K).signature()) == (n, n, N - 2 * n)  # float core
+
+
+@prop(st.sampled_from(HEAD_KINDS).flatmap(lambda kind: st.tuples(st.just(kind), heads(kind=kind))),
+    st.lists(st.booleans(), min_size=1, max_size=4), st.integers(0, 2**16))
+def thm3_float_decisions_are_never_wrong(arg: tuple, dead: list[bool], seed: int) -> None:
+    """On any head (onto, degenerate, with dead dimensions from zeroed rows) the float
+    decision is either undecided or the exact signature; so is the live-part prediction."""
+    _, (W_Q, W_K) = arg
+    W_Q, W_K = W_Q.astype(np.float64), W_K.astype(np.float64)
+    rng = np.random.default_rng(seed)
+    n = W_Q.shape[0]
+    for i, kill in zip(range(n), dead * n, strict=False):
+        if kill:  # a zero gain on one side: dimension i is dead
+            (W_Q if rng.integers(2) else W_K)[i] = 0.0
+    head = qkforms.Head(W_Q, W_K)
+    truth = exact.head_signature(W_Q, W_K, method="charpoly")
+    d = head.signature_decision()
+    if d.decided:
+        assert tuple(d.signature) == tuple(truth)
+    assert head.signature() == truth
+    facts = exact.head_inertia(W_Q, W_K)
+    assert facts.signature == truth
+    floated = head.prediction()
+    assert floated.kind in (None, facts.prediction)
+    if facts.prediction != "none":
+        assert facts.signature == (facts.n_live, facts.n_live, W_Q.shape[1] - 2 * facts.n_live)
