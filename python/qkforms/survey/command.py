@@ -157,7 +157,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-progress",
         action="store_true",
-        help="no progress bar (it is shown only on a terminal anyway)",
+        help="no progress output (a bar on a terminal, a plain line every 10 s otherwise, for "
+        "phases longer than 5 s)",
     )
     parser.add_argument(
         "--no-stats",
@@ -222,9 +223,14 @@ def run(args: argparse.Namespace) -> int:
     (0, True)
     """
     from qkforms.errors import QKFormsError
+    from qkforms.extras import require
     from qkforms.models import load
     from qkforms.survey.runner import SurveyOptions, survey
 
+    # every optional module the run will need, before any work (docs/cli.md)
+    require("survey", command="qkforms survey")
+    if args.executor == "dask":
+        require("dask", command="qkforms survey", why="--executor dask")
     if args.workers < 1:
         raise QKFormsError(f"--workers must be >= 1, got {args.workers}")
     opts = SurveyOptions(
