@@ -89,3 +89,33 @@ def test_format_seconds() -> None:
     assert _progress.format_seconds(59.94) == "59.9 s"
     assert _progress.format_seconds(60.0) == "1 min 00 s"
     assert _progress.format_seconds(7199.0) == "1 h 59 min"
+
+
+def test_survey_reports_every_phase_and_the_total_time(tmp_path, capsys) -> None:
+    """Opening, the layers and the statistics each report (shown at once here), and the
+    last line gives the total wall time with its parts."""
+    from qkforms.cli import main
+    from qkforms.survey.synthetic import write_llama_checkpoint
+
+    ckpt = write_llama_checkpoint(tmp_path / "ckpt", n_layers=3, N=16, n=2, n_q=2, n_kv=1)
+    out = io.StringIO()
+    with _progress.settings(stream=out, plain_after=0.0, plain_every=3600.0):
+        assert main(["survey", str(ckpt), "--out", str(tmp_path / "out")]) == 0
+    lines = out.getvalue().splitlines()
+    for phase in ("open models", "survey ", "stats: baseline and family fits", "stats: tables"):
+        assert any(line.startswith(f"qkforms: {phase}") and ": done, " in line
+                   for line in lines), (phase, lines)
+    assert any(": done, 3 layers in " in line for line in lines), lines
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("done in ") and "(open " in last and ", statistics " in last, last
+
+
+def test_no_progress_silences_the_survey(tmp_path) -> None:
+    from qkforms.cli import main
+    from qkforms.survey.synthetic import write_llama_checkpoint
+
+    ckpt = write_llama_checkpoint(tmp_path / "ckpt", n_layers=2, N=16, n=2, n_q=2, n_kv=1)
+    out = io.StringIO()
+    with _progress.settings(stream=out, plain_after=0.0):
+        assert main(["survey", str(ckpt), "--out", str(tmp_path / "out"), "--no-progress"]) == 0
+    assert out.getvalue() == ""
