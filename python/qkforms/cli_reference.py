@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from qkforms.cli import SUBCOMMANDS
+from qkforms.errors import QKFormsError
 
 __all__ = ["BLOCK", "PAGES", "main", "parser_for", "reference", "render_blocks", "rows"]
 
@@ -121,7 +122,7 @@ def render_blocks(text: str, names: Sequence[str]) -> str:
 
     Raises
     ------
-    ValueError
+    QKFormsError
         When a block's markers are missing.
 
     Examples
@@ -135,7 +136,7 @@ def render_blocks(text: str, names: Sequence[str]) -> str:
         begin, end = (m.format(name=name) for m in BLOCK)
         pattern = re.compile(re.escape(begin) + r"\n.*?" + re.escape(end), re.S)
         if not pattern.search(text):
-            raise ValueError(f"no block {begin} ... {end}")
+            raise QKFormsError(f"no block {begin} ... {end}")
         block = f"{begin}\n{reference(name)}{end}"
         text = pattern.sub(lambda _m: block, text)  # noqa: B023 - used at once
     return text
