@@ -15,7 +15,9 @@ This file checks that on every run, whatever is installed:
 * a recorded module is allowed when it is not provided by an installed distribution
   (the standard library, the tests' own helpers) or its distribution is installed by
   the extras the test's markers allow: ``test`` for every test, plus ``test-torch``
-  for a test marked ``torch`` (resolved from the installed metadata, recursively),
+  for a test marked ``torch`` (qkforms' own requirements read from this checkout's
+  ``pyproject.toml``, which an editable install shared between checkouts may not have
+  yet; the others' from the installed metadata, recursively),
   plus the two model packages the test command installs with ``--no-deps``;
 * a test that imports anything else fails, naming the module and the marker it needs.
 
@@ -47,6 +49,22 @@ BASE_EXTRA = "test"
 
 
 @cache
+def _own_requirements() -> list[str] | None:
+    """qkforms' requirements as this checkout declares them (extras as markers); ``None``
+    without a ``pyproject.toml`` next to this file."""
+    import tomllib
+
+    path = ROOT / "pyproject.toml"
+    if not path.is_file():
+        return None
+    project = tomllib.loads(path.read_text(encoding="utf-8"))["project"]
+    out = list(project.get("dependencies", []))
+    for extra, reqs in project.get("optional-dependencies", {}).items():
+        out += [f"{r}; extra == '{extra}'" for r in reqs]
+    return out
+
+
+@cache
 def installed_by(extras: frozenset[str]) -> frozenset[str]:
     """Canonical names of the installed distributions that ``qkforms[extras]`` pulls in."""
     seen: set[tuple[str, frozenset[str]]] = set()
@@ -62,7 +80,8 @@ def installed_by(extras: frozenset[str]) -> frozenset[str]:
         except md.PackageNotFoundError:
             continue
         dists.add(name)
-        for spec in dist.requires or []:
+        own = _own_requirements() if name == "qkforms" else None
+        for spec in (own if own is not None else dist.requires or []):
             req = Requirement(spec)
             if req.marker is not None and not any(
                     req.marker.evaluate({"extra": e}) for e in (*wanted, "")):

@@ -43,7 +43,9 @@ Examples
 from __future__ import annotations
 
 from qkforms.errors import ModelNotFoundError
+from qkforms.models.lens import from_transformer_lens
 from qkforms.models.loading import load
+from qkforms.models.memory import from_transformers
 from qkforms.models.model import Model, TensorStore
 from qkforms.models.records import HeadWeights, LayerWeights, ModelInfo, SourceFile
 
@@ -55,5 +57,7 @@ __all__ = [
     "ModelNotFoundError",
     "SourceFile",
     "TensorStore",
+    "from_transformer_lens",
+    "from_transformers",
     "load",
 ]

@@ -173,7 +173,6 @@ def _load_directory(directory: str, *, name: str | None, allow_pickle: bool,
                     weights: list[str] | None = None, qk_norm: str = "refuse") -> Model:
     from qkforms.models.config import read_config, refuse_qk_norm, spec_from_config
     from qkforms.models.layouts import layout_for_model_type
-    from qkforms.models.scoremap import qk_norm_refusal
 
     cfg_path = os.path.join(directory, "config.json")
     entries = sorted(os.listdir(directory))
@@ -187,10 +186,7 @@ def _load_directory(directory: str, *, name: str | None, allow_pickle: bool,
     cfg = read_config(cfg_path)
     spec = spec_from_config(cfg)
     layout = layout_for_model_type(spec.architecture)
-    if spec.qk_norm is not None and qk_norm == "refuse":
-        gains = tuple(r.name for r in layout.requests(spec, 0)
-                      if r.role in ("q_norm", "k_norm"))
-        raise qk_norm_refusal(f"{directory}: {spec.architecture!r}", spec.qk_norm, gains)
+    refuse_by_qk_norm_policy(f"{directory}: {spec.architecture!r}", spec, layout, qk_norm)
     meta_files = [cfg_path]
     store: TensorStore
     fmt = "safetensors"
@@ -252,6 +248,29 @@ def _load_directory(directory: str, *, name: str | None, allow_pickle: bool,
         raise
 
 
+def refuse_by_qk_norm_policy(subject: str, spec: ArchSpec, layout: Layout, qk_norm: str
+                             ) -> None:
+    """Policy ``refuse``: raise for a model that normalizes its projected queries/keys.
+
+    Raises
+    ------
+    UnsupportedArchitectureError
+        When ``spec.qk_norm`` is set and ``qk_norm == "refuse"`` (naming the gains).
+
+    Examples
+    --------
+    >>> from qkforms.models.layouts import layout_for_model_type
+    >>> spec = ArchSpec("llama", "llama", 1, 4, 2, 2, 2, "rope", 1e4, 1.0)
+    >>> refuse_by_qk_norm_policy("m", spec, layout_for_model_type("llama"), "refuse")
+    """
+    from qkforms.models.scoremap import qk_norm_refusal
+
+    if spec.qk_norm is not None and qk_norm == "refuse":
+        gains = tuple(r.name for r in layout.requests(spec, 0)
+                      if r.role in ("q_norm", "k_norm"))
+        raise qk_norm_refusal(subject, spec.qk_norm, gains)
+
+
 def _load_gguf(path: str, *, name: str | None, checksum: bool,
                qk_norm: str = "refuse") -> Model:
     from qkforms.models.ggufio import GGUFStore, gguf_architecture, spec_from_gguf
@@ -293,7 +312,7 @@ def _find_prefix(store: TensorStore, anchor: str, files: list[str], marker: str 
     hits = [t[: -len(anchor)] for t in store.names
             if t.endswith("." + anchor) and marker in t[: -len(anchor)]]
     if not hits:
-        where = ", ".join(os.path.basename(f) for f in files)
+        where = ", ".join(os.path.basename(f) for f in files) or "the model in memory"
         within = f" under a prefix containing {marker!r}" if marker else ""
         raise MissingTensorError(f"tensor {anchor!r} (with any prefix{within}) is missing "
                                  f"from {where}: the checkpoint does not hold the query map "
@@ -316,7 +335,7 @@ def _assemble(display: str, spec: ArchSpec, layout: Layout, store: TensorStore,
             full = prefix + req.name
             if full not in store:
                 where = ", ".join(os.path.basename(f) for f in weight_files
-                                  if not f.endswith(".json"))
+                                  if not f.endswith(".json")) or "the model in memory"
                 raise MissingTensorError(f"tensor {full!r} (layer {layer} {req.role}) is "
                                          f"missing from {where}")
             shape = tuple(store.shape(full))

@@ -73,10 +73,17 @@ class ModelInfo:
     files
         Files read, with sizes and sha256 (``None`` when ``load(checksum=False)``).
     format
-        ``"safetensors"``, ``"gguf"`` or ``"pickle"``.
+        ``"safetensors"``, ``"gguf"`` or ``"pickle"``; ``"transformers"`` and
+        ``"transformer_lens"`` for models read in memory
+        (:func:`qkforms.models.from_transformers`,
+        :func:`qkforms.models.from_transformer_lens`).
     qk_norm_policy
         ``"fold"`` when the model normalizes queries/keys and its maps were folded
         (:mod:`qkforms.models.scoremap`); ``None`` for models without q/k normalization.
+    weight_processing
+        How the weights were processed before qkforms read them, when they were
+        (TransformerLens' ``fold_ln``: :data:`qkforms.models.lens.PROCESSING`); ``None``
+        for the maps as stored.
 
     Examples
     --------
@@ -93,6 +100,7 @@ class ModelInfo:
     files: tuple[SourceFile, ...]
     format: str = "safetensors"
     qk_norm_policy: str | None = None
+    weight_processing: str | None = None
 
     # -- the ArchSpec facts, read through -------------------------------------------
     @property

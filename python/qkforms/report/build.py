@@ -13,6 +13,7 @@ import html
 from pathlib import Path
 from typing import Any
 
+from qkforms import _progress
 from qkforms.report.data import ReportData, load
 
 __all__ = ["SECTION_IDS", "build_report"]
@@ -210,12 +211,26 @@ def build_report(
     >>> path.name, 'data-expected-count="2"' in path.read_text(encoding="utf-8")
     ('report.html', True)
     """
+    data = load(directory, seed=seed, n_boot=n_boot, fits=fits, recompute=recompute)
+    with _progress.phase("report: figures and tables", unit="step"):
+        target = _write_page(data, out, rope_heads=rope_heads, d_max=d_max)
+    if pngs:
+        from qkforms.report.static import FIGURES, write_pngs
+
+        with _progress.phase("report: static PNGs", len(FIGURES), unit="figure") as bar:
+            write_pngs(data.heads, data.baseline, data.directory / "figures")
+            bar.update(len(FIGURES))
+    return target
+
+
+def _write_page(data: ReportData, out: str | Path | None, *, rope_heads: int,
+                d_max: int) -> Path:
+    """Build every section of the page from ``data`` and write it; return its path."""
     from qkforms.report import figures as F
     from qkforms.report.html import render_page, table_html
     from qkforms.report.rope_view import rope_profiles
     from qkforms.stats.output import MARKDOWN_SECTIONS
 
-    data = load(directory, seed=seed, n_boot=n_boot, fits=fits, recompute=recompute)
     heads, base = data.heads, data.baseline
     figs: list[dict[str, Any]] = []
     sections: list[tuple[str, str, str]] = []
@@ -289,8 +304,4 @@ def build_report(
     from qkforms._fs import atomic_write
 
     atomic_write(target, page.encode("utf-8"))
-    if pngs:
-        from qkforms.report.static import write_pngs
-
-        write_pngs(heads, base, data.directory / "figures")
     return target

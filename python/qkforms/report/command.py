@@ -17,6 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from qkforms import _progress
 from qkforms.cli import bounded_int
 from qkforms.report.rope_view import MAX_D
 from qkforms.report.rope_view import MAX_HEADS as MAX_ROPE_HEADS
@@ -53,6 +54,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="heads per RoPE model in the L(d) slider (default 16)")
     parser.add_argument("--d-max", type=bounded_int(0, MAX_D), default=128,
                         help="largest displacement d of the slider (default 128)")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress output (a bar on a terminal, a plain line every 10 s "
+                             "otherwise, for phases longer than 5 s)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -71,13 +75,20 @@ def run(args: argparse.Namespace) -> int:
     /nonexistent-survey-dir is not a directory
     """
     from qkforms.errors import QKFormsError
+    from qkforms.extras import require
     from qkforms.report.build import build_report
 
+    require("survey", modules=("pyarrow",), command="qkforms report",
+            why="reading the survey's Parquet tables")
+    require("plots", modules=("plotly", "matplotlib") if args.png else ("plotly",),
+            command="qkforms report",
+            why="the interactive figures" + (" and the PNGs (or --no-png)" if args.png else ""))
     directory = Path(args.dir)
     if not directory.is_dir():
         raise QKFormsError(f"{directory} is not a directory")
-    path = build_report(directory, out=args.out, pngs=args.png, seed=args.seed,
-                        n_boot=args.bootstrap, fits=args.fits, recompute=args.recompute,
-                        rope_heads=args.rope_heads, d_max=args.d_max)
+    with _progress.settings(enabled=not args.no_progress and _progress.current().enabled):
+        path = build_report(directory, out=args.out, pngs=args.png, seed=args.seed,
+                            n_boot=args.bootstrap, fits=args.fits, recompute=args.recompute,
+                            rope_heads=args.rope_heads, d_max=args.d_max)
     print(f"qkforms report: wrote {path}", file=sys.stderr)
     return 0

@@ -149,16 +149,25 @@ def write_pngs(heads: Table, baseline: Table, out_dir: str | Path) -> list[Path]
     _save(fig, paths[-1], dpi=100)
     plt.close(fig)
 
-    # 4. histograms
-    fig, axes = plt.subplots(1, 3, figsize=(12, 3.4))
-    for ax, stat in zip(axes, ("sym_energy", "pairing", "theta_dist"), strict=True):
+    # 4. histograms: trained heads above, the baseline below, each on its own scale
+    stats = ("sym_energy", "pairing", "theta_dist")
+    fig, axes = plt.subplots(2, 3, figsize=(12, 5.2), sharex="col",
+                             gridspec_kw={"height_ratios": [2, 1]})
+    for k, stat in enumerate(stats):
+        top, bottom = axes[0][k], axes[1][k]
         x = _f(heads[stat])
-        ax.hist(x[np.isfinite(x)], bins=50, density=True, alpha=0.65, label="trained")
+        top.hist(x[np.isfinite(x)], bins=50, density=True, color="#1f77b4", label="trained")
+        top.set_title(stat, fontsize=10)
+        top.set_ylabel("trained: density")
         if len(baseline):
             b = _f(baseline[stat])
-            ax.hist(b[np.isfinite(b)], bins=50, density=True, alpha=0.55, label="baseline")
-        ax.set_xlabel(stat)
-        ax.legend()
+            b = b[np.isfinite(b)]
+            bottom.hist(b, bins=50, density=True, color="#ff7f0e", label="baseline")
+            if b.size:
+                for ax in (top, bottom):
+                    ax.axvline(float(np.median(b)), color="#ff7f0e", ls="--", lw=1)
+        bottom.set_ylabel("baseline: density")
+        bottom.set_xlabel(stat)
     fig.tight_layout()
     paths.append(out / FIGURES[3])
     _save(fig, paths[-1], dpi=100)

@@ -22,6 +22,7 @@ import sys
 import time
 from pathlib import Path
 
+from qkforms import _progress
 from qkforms.cli import bounded_int, directory_arg
 from qkforms.stats.bootstrap import MAX_BOOT as MAX_BOOTSTRAP
 
@@ -62,6 +63,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="workers of the LocalCluster (default 2)")
     parser.add_argument("--no-parquet", dest="parquet", action="store_false",
                         help="write CSV only")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress output (a bar on a terminal, a plain line every 10 s "
+                             "otherwise, for phases longer than 5 s)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -80,7 +84,13 @@ def run(args: argparse.Namespace) -> int:
     True
     """
     from qkforms.errors import QKFormsError
+    from qkforms.extras import require
     from qkforms.stats.observations import observations
+
+    require("survey", modules=("pyarrow",), command="qkforms stats",
+            why="reading and writing Parquet tables")
+    if args.executor == "dask":
+        require("dask", command="qkforms stats", why="--executor dask")
     from qkforms.stats.output import write_tables
     from qkforms.stats.table import concat, read_parquet
 
@@ -91,11 +101,12 @@ def run(args: argparse.Namespace) -> int:
     heads = concat([read_parquet(d / "heads.parquet") for d in dirs])
     spectra = concat([read_parquet(d / "spectra.parquet") for d in dirs])
     start = time.perf_counter()
-    tables = observations(
-        heads, spectra, seed=args.seed, fits=args.fits, n_boot=args.bootstrap,
-        baseline=args.baseline, baseline_max_heads=args.baseline_heads,
-        executor=args.executor, scheduler=args.scheduler, n_workers=args.workers,
-    )
+    with _progress.settings(enabled=not args.no_progress and _progress.current().enabled):
+        tables = observations(
+            heads, spectra, seed=args.seed, fits=args.fits, n_boot=args.bootstrap,
+            baseline=args.baseline, baseline_max_heads=args.baseline_heads,
+            executor=args.executor, scheduler=args.scheduler, n_workers=args.workers,
+        )
     elapsed = time.perf_counter() - start
     header = (f"Sources: {', '.join(str(d) for d in dirs)}. Seed {args.seed}, "
               f"{args.bootstrap} bootstrap replicates, family fits "

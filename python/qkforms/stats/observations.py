@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from qkforms import _progress
 from qkforms.errors import QKFormsError
 from qkforms.stats.bootstrap import (
     DEFAULT_BOOT,
@@ -273,13 +274,20 @@ def _run_tasks(
 
     kwargs: dict[str, Any] = {"seed": seed, "fits": fits, "baseline": baseline,
                               "baseline_max_heads": baseline_max_heads}
+    what = "stats: " + ("baseline and family fits" if baseline and fits else
+                        "baseline" if baseline else "family fits" if fits else "layers")
     if executor == "local":
-        return [layer_task(h, s, **kwargs) for h, s in payloads]
+        return [layer_task(h, s, **kwargs)
+                for h, s in _progress.track(payloads, what, unit="layer")]
     if executor != "dask":
         raise QKFormsError(f"unknown executor {executor!r}; use 'local' or 'dask'")
     from qkforms.stats.executor import run_dask
 
-    return run_dask(payloads, kwargs, scheduler=scheduler, client=client, n_workers=n_workers)
+    with _progress.phase(f"{what} (dask)", len(payloads), unit="layer") as bar:
+        out = run_dask(payloads, kwargs, scheduler=scheduler, client=client,
+                       n_workers=n_workers)
+        bar.update(len(payloads))
+    return out
 
 
 def _merge(parts: list[dict[str, list[Any]]]) -> Table:
@@ -855,7 +863,8 @@ def observations(
         raise QKFormsError(f"spectra table lacks columns {smissing} (architecture.md §5)")
     series: dict[str, Table] = {}
     if has_steps(heads_all):  # a training run: series tables, the rest on the last step
-        series = series_tables(heads_all, seed=seed, n_boot=n_boot, baseline=baseline)
+        with _progress.phase("stats: training-run series"):
+            series = series_tables(heads_all, seed=seed, n_boot=n_boot, baseline=baseline)
         heads_all, spectra = last_step_rows(heads_all, spectra)
     status = np.asarray([str(s) for s in heads_all["status"]])
     ok = heads_all.take(status == "ok")
@@ -876,19 +885,32 @@ def observations(
            for p in payloads for h in p[0]["head"]]
     ok_eig = ok.with_column("_eig_S", eig)
 
-    labels = _type_labels(ok_eig, seed)
     tables: dict[str, Table] = {}
-    tables["observation1_balance"] = _balance_table(heads_all, ok, ctx)
-    tables["symmetric_energy"] = _sym_energy_table(ok, base, ctx)
-    tables["pairing"] = _pairing_table(ok, base, ctx)
-    tables["proportional_lobes"] = _lobes_table(ok, base, ctx)
-    tables["accumulation"], tables["accumulation_test"] = _accumulation_tables(ok, base, ctx)
-    tables["spectral_types"], tables["spectral_types_sensitivity"] = _types_tables(
-        ok_eig, labels, ctx)
-    tables["certified"] = _certified_table(ok, labels["radius"])
-    tables["spectral_geometry"] = _geometry_table(hs, ctx)
-    tables["families"], tables["families_summary"] = _families_tables(hs, ctx)
-    tables["by_layer"] = _by_layer_table(ok, base, labels["radius"], ctx)
+    with _progress.phase(f"stats: tables ({n_boot} bootstrap replicates)", 10,
+                         unit="table") as bar:
+        labels = _type_labels(ok_eig, seed)
+        tables["observation1_balance"] = _balance_table(heads_all, ok, ctx)
+        bar.update()
+        tables["symmetric_energy"] = _sym_energy_table(ok, base, ctx)
+        bar.update()
+        tables["pairing"] = _pairing_table(ok, base, ctx)
+        bar.update()
+        tables["proportional_lobes"] = _lobes_table(ok, base, ctx)
+        bar.update()
+        tables["accumulation"], tables["accumulation_test"] = _accumulation_tables(
+            ok, base, ctx)
+        bar.update()
+        tables["spectral_types"], tables["spectral_types_sensitivity"] = _types_tables(
+            ok_eig, labels, ctx)
+        bar.update()
+        tables["certified"] = _certified_table(ok, labels["radius"])
+        bar.update()
+        tables["spectral_geometry"] = _geometry_table(hs, ctx)
+        bar.update()
+        tables["families"], tables["families_summary"] = _families_tables(hs, ctx)
+        bar.update()
+        tables["by_layer"] = _by_layer_table(ok, base, labels["radius"], ctx)
+        bar.update()
     head_cols: dict[str, Any] = {c: ok[c] for c in ok.columns}
     for rule, lab in labels.items():
         head_cols[f"type_{rule}"] = lab

@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from qkforms import _progress
 from qkforms.cli import bounded_int, directory_arg
 
 __all__ = ["configure", "run"]
@@ -48,14 +49,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="output directory (default: ./survey-out)",
     )
     parser.add_argument(
-        "--exact", action="store_true", help="certify Theorem 3 for every head in exact arithmetic"
+        "--exact", action="store_true",
+        help="decide every head's signature, live dimensions, ranks and Theorem 3 prediction "
+        "in exact arithmetic, for heads of any rank (signature_by = exact; docs/survey.md)"
     )
     parser.add_argument(
         "--exact-method",
         choices=("auto", "charpoly"),
         default="auto",
-        help="auto: exact rank certificate + Sylvester's law (fast); charpoly: Descartes' rule "
-        "on the exact characteristic polynomial of J G (about 1 s per head at N=576, n=64)",
+        help="auto: certified rank of the live pair, then Theorem 3 or the exact inertia of the "
+        "restricted form (Sylvester's law; fast); charpoly: Descartes' rule on the exact "
+        "characteristic polynomial of J G (about 1 s per head at N=576, n=64)",
     )
     parser.add_argument(
         "--certify",
@@ -156,7 +160,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-progress",
         action="store_true",
-        help="no progress bar (it is shown only on a terminal anyway)",
+        help="no progress output (a bar on a terminal, a plain line every 10 s otherwise, for "
+        "phases longer than 5 s)",
     )
     parser.add_argument(
         "--no-stats",
@@ -221,9 +226,14 @@ def run(args: argparse.Namespace) -> int:
     (0, True)
     """
     from qkforms.errors import QKFormsError
+    from qkforms.extras import require
     from qkforms.models import load
     from qkforms.survey.runner import SurveyOptions, survey
 
+    # every optional module the run will need, before any work (docs/cli.md)
+    require("survey", command="qkforms survey")
+    if args.executor == "dask":
+        require("dask", command="qkforms survey", why="--executor dask")
     if args.workers < 1:
         raise QKFormsError(f"--workers must be >= 1, got {args.workers}")
     opts = SurveyOptions(
@@ -244,18 +254,18 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.scheduler and args.executor != "dask":
         raise QKFormsError("--scheduler needs --executor dask")
+    t_start = time.perf_counter()
     entries = _entries(args)
     if args.executor != "local" or any(not isinstance(e, str) for e in entries):
         manifest = _survey_units(entries, opts, args)
-        _report(Path(args.out), manifest)
-        if args.stats:
-            _observation_tables(Path(args.out))
+        _finish(Path(args.out), manifest, args, t_start)
         return 0
     models, load_s = [], []
-    for src in args.sources:
-        t = time.perf_counter()
-        models.append(load(src, download=args.download, qk_norm=args.qk_norm))
-        load_s.append(time.perf_counter() - t)
+    with _progress.settings(enabled=opts.progress and _progress.current().enabled):
+        for src in _progress.track(args.sources, "open models", unit="model"):
+            t = time.perf_counter()
+            models.append(load(src, download=args.download, qk_norm=args.qk_norm))
+            load_s.append(time.perf_counter() - t)
     try:
         if args.fold_norm:  # refuse early, before any work, for unsupported architectures
             from qkforms.survey.runner import norm_gain
@@ -268,10 +278,44 @@ def run(args: argparse.Namespace) -> int:
             close = getattr(m, "close", None)
             if close is not None:
                 close()
-    _report(Path(args.out), manifest)
-    if args.stats:
-        _observation_tables(Path(args.out))
+    _finish(Path(args.out), manifest, args, t_start)
     return 0
+
+
+def _finish(out: Path, manifest: dict[str, Any], args: argparse.Namespace,
+            t_start: float) -> None:
+    """The per-model lines, the observation tables, and the result line with the total
+    wall time (opening the models, the survey and the statistics)."""
+    _report(out, manifest)
+    t_stats = time.perf_counter()
+    if args.stats:
+        with _progress.settings(enabled=not args.no_progress and _progress.current().enabled):
+            _observation_tables(out)
+    print(result_line(manifest, stats_s=time.perf_counter() - t_stats if args.stats else None,
+                      total_s=time.perf_counter() - t_start))
+
+
+def result_line(manifest: dict[str, Any], *, stats_s: float | None, total_s: float) -> str:
+    """The last line of ``qkforms survey``: the total wall time and where it went.
+
+    Examples
+    --------
+    >>> man = {"models": [{"timings": {"load_s": 1.25, "wall_s": 10.4}}],
+    ...        "timings": {"merge_s": 0.1, "total_s": 10.9}}
+    >>> result_line(man, stats_s=172.5, total_s=185.0)
+    'done in 3 min 05 s (open 1.2 s, survey 10.9 s, statistics 2 min 52 s)'
+    >>> result_line(man, stats_s=None, total_s=12.2)
+    'done in 12.2 s (open 1.2 s, survey 10.9 s; no statistics: --no-stats)'
+    """
+    from qkforms._progress import format_seconds
+
+    load_s = sum(float((e.get("timings") or {}).get("load_s") or 0.0)
+                 for e in manifest.get("models", []))
+    survey_s = float((manifest.get("timings") or {}).get("total_s") or 0.0)
+    parts = f"open {format_seconds(load_s)}, survey {format_seconds(survey_s)}"
+    tail = (f", statistics {format_seconds(stats_s)}" if stats_s is not None
+            else "; no statistics: --no-stats")
+    return f"done in {format_seconds(total_s)} ({parts}{tail})"
 
 
 def _entries(args: argparse.Namespace) -> list[Any]:
@@ -343,7 +387,7 @@ def _report(out: Path, manifest: dict[str, Any]) -> None:
             f"{entry['model']}: {s['heads']} heads, {s['ok']} ok, {s['failed']} failed, "
             f"balanced {s['balanced']} ({s['thm3_met']} of {s['surjective']} surjective "
             f"as Theorem 3 predicts){cert} "
-            f"({entry['timings']['wall_s']:.1f} s)"
+            f"(layers {entry['timings']['wall_s']:.1f} s)"
         )
     for run in manifest.get("runs") or []:
         steps = run["steps"]

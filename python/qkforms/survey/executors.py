@@ -154,7 +154,7 @@ def run_dask_layers(tasks: list[LayerTask], opts: SurveyOptions, *,
     """
     if not tasks:
         return []
-    from qkforms.survey.runner import _progress
+    from qkforms.survey.runner import layer_progress
 
     odict = asdict(opts)
     odict["out"] = str(opts.out)
@@ -171,8 +171,7 @@ def run_dask_layers(tasks: list[LayerTask], opts: SurveyOptions, *,
                                 f"{time.monotonic_ns()}")
                    for t in tasks]
         index = {f.key: i for i, f in enumerate(futures)}
-        bar = _progress(len(tasks), "dask", opts.progress)
-        try:
+        with layer_progress(len(tasks), "survey (dask)", opts.progress) as bar:
             for fut in as_completed(futures):
                 try:
                     results[index[fut.key]] = fut.result()
@@ -186,9 +185,5 @@ def run_dask_layers(tasks: list[LayerTask], opts: SurveyOptions, *,
                         f"dask task for {t.source} layer {t.layer} failed: "
                         f"{type(exc).__name__}: {exc}; the finished layers are kept "
                         "(rerun with --resume)") from exc
-                if bar is not None:
-                    bar.update(1)
-        finally:
-            if bar is not None:
-                bar.close()
+                bar.update(1)
     return [r if r is not None else {} for r in results]

@@ -27,7 +27,7 @@ import functools
 import json
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -56,6 +56,7 @@ from qkforms.survey.store import PartStore, atomic_write_bytes, atomic_write_tab
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from qkforms._progress import Phase
     from qkforms.exact.enclosure import Enclosure
     from qkforms.models import LayerWeights, Model, ModelInfo
 
@@ -585,15 +586,13 @@ def _worker_layer(source: str, out: str, key: str, label: str, layer: int,
     return timings
 
 
-def _progress(total: int, desc: str, enabled: bool) -> Any:
-    import sys
+def layer_progress(total: int, desc: str, enabled: bool) -> Phase:
+    """The progress phase of ``total`` layers (:mod:`qkforms._progress`: a bar on a
+    terminal, plain lines otherwise; nothing but the callback when not ``enabled``)."""
+    from qkforms import _progress
 
-    try:
-        from tqdm import tqdm
-    except ImportError:  # pragma: no cover - tqdm is in the survey extra
-        return None
-    disable = (not enabled) or not sys.stderr.isatty()
-    return tqdm(total=total, desc=desc, unit="layer", disable=disable, file=sys.stderr)
+    with _progress.settings(enabled=enabled and _progress.current().enabled):
+        return _progress.phase(desc, total, unit="layer")
 
 
 def prepare_model(model: Model, source: str | None, key: str, label: str,
@@ -624,7 +623,6 @@ def _survey_model(model: Model, source: str | None, key: str, label: str, opts: 
                   tokens_seen: int | None = None, lock: OutputLock | None = None) -> ModelRun:
     mrun, todo = prepare_model(model, source, key, label, opts, layers, step=step,
                                tokens_seen=tokens_seen)
-    store, keep_factors = mrun.store, mrun.keep_factors
     gammas = None
     if opts.fold_norm:
         gammas = {layer: norm_gain(model, layer) for layer in todo}
@@ -634,11 +632,24 @@ def _survey_model(model: Model, source: str | None, key: str, label: str, opts: 
     def add(timings: dict[str, float]) -> None:
         for k, v in timings.items():
             totals[k] += v
-        if bar is not None:
-            bar.update(1)
+        bar.update(1)
 
     t0 = time.perf_counter()
-    bar = _progress(len(todo), label, opts.progress)
+    with layer_progress(len(todo), f"survey {label}", opts.progress) as bar:
+        _survey_layers(model, source, key, label, opts, todo, mrun, gammas, add, step=step,
+                       tokens_seen=tokens_seen, lock=lock)
+    totals["wall_s"] = time.perf_counter() - t0
+    mrun.timings = totals
+    return mrun
+
+
+def _survey_layers(model: Model, source: str | None, key: str, label: str,
+                   opts: SurveyOptions, todo: list[int], mrun: ModelRun,
+                   gammas: dict[int, np.ndarray] | None,
+                   add: Callable[[dict[str, float]], None], *, step: int | None,
+                   tokens_seen: int | None, lock: OutputLock | None) -> None:
+    """Survey the layers ``todo`` of one model, in worker processes or in this one."""
+    store, keep_factors = mrun.store, mrun.keep_factors
     try:
         if opts.workers > 1 and source is not None and len(todo) > 1:
             odict = asdict(opts)
@@ -665,12 +676,6 @@ def _survey_model(model: Model, source: str | None, key: str, label: str, opts: 
         except (OSError, QKFormsError):  # pragma: no cover - best effort on the way out
             pass
         raise
-    finally:
-        if bar is not None:
-            bar.close()
-    totals["wall_s"] = time.perf_counter() - t0
-    mrun.timings = totals
-    return mrun
 
 
 #: the local layer pipeline of one model or checkpoint (used by the series driver)
