@@ -35,6 +35,7 @@ from qkforms.verify.lean_project import (
     render_axioms_script,
 )
 from qkforms.verify.python_side import parse_sizes, run_properties
+from qkforms.verify.report import render_markdown, render_table
 
 CHECKS = "qkforms_verify_fixture_checks"
 
@@ -532,11 +533,41 @@ def test_failing_missing_and_unrunnable_properties(repo: Path, monkeypatch) -> N
 
 FAKE_LAKE = """\
 #!{python}
-import os, pathlib, sys
+# A stand-in `lake`: logs each call, replays the recorded output of its kind, and plays
+# LeanDojo's extractor by copying a recorded trace to where ExtractData.lean writes it.
+import os, pathlib, shutil, sys
 rec = pathlib.Path(os.environ["FAKE_LAKE_DIR"])
+args = sys.argv[1:]
+note = ""
+if args[0] == "build" and len(args) > 1:
+    key = "build-" + args[1].lstrip("+")
+    if not (rec / (key + ".out")).exists():
+        sys.stdout.write("\\u2714 [1/1] Built " + args[1].lstrip("+") + "\\n")
+        key = None
+elif args[0] == "build":
+    key = "build"
+elif args[:3] == ["env", "lean", "--print-prefix"]:
+    key = "prefix"
+elif args[:3] == ["env", "lean", "--run"]:
+    target = pathlib.Path(args[4])
+    note = " [source present]" if target.is_file() else " [source missing]"
+    key = "trace-" + args[4]
+    fixture = rec / ("trace-" + args[4].replace("/", ".") + ".json")
+    if fixture.exists():
+        out = pathlib.Path(".lake/build/ir") / target.with_suffix(".ast.json")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(fixture, out)
+    key = "trace" if (rec / "trace.out").exists() else None
+elif args[0] == "env":
+    key = "audit"
+    n = len(list(rec.glob("audit-script-*.lean")))
+    shutil.copyfile(args[2], rec / f"audit-script-{{n}}.lean")
+else:
+    key = "cache"
 with open(rec / "calls.log", "a") as log:
-    log.write(" ".join(sys.argv[1:]) + " @ " + os.getcwd() + "\\n")
-key = {{"build": "build", "env": "audit", "exe": "cache"}}[sys.argv[1]]
+    log.write(" ".join(args) + note + " @ " + os.getcwd() + "\\n")
+if key is None:
+    sys.exit(0)
 sys.stdout.write((rec / (key + ".out")).read_text())
 sys.exit(int((rec / (key + ".rc")).read_text()))
 """
@@ -579,11 +610,17 @@ def fake_lake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repo: Path):
     monkeypatch.setenv("PATH", str(bindir) + os.pathsep + os.environ["PATH"])
     monkeypatch.setenv("FAKE_LAKE_DIR", str(rec))
 
-    def record(build: str, build_rc: int, audit: str, audit_rc: int = 0) -> Path:
-        for key, out, rc in (("build", build, build_rc), ("audit", audit, audit_rc),
-                             ("cache", "Decompressing 1 file(s)\n", 0)):
+    def record(build: str, build_rc: int, audit: str, audit_rc: int = 0,
+               modules: dict[str, tuple[str, int]] | None = None) -> Path:
+        """Record the outputs; ``modules``: MOD -> (output, exit) of `lake build +MOD`."""
+        outputs = [("build", build, build_rc), ("audit", audit, audit_rc),
+                   ("cache", "Decompressing 1 file(s)\n", 0),
+                   ("prefix", str(tmp_path / "toolchain") + "\n", 0)]
+        outputs += [(f"build-{m}", out, rc) for m, (out, rc) in (modules or {}).items()]
+        for key, out, rc in outputs:
             (rec / f"{key}.out").write_text(out)
             (rec / f"{key}.rc").write_text(str(rc))
+        (tmp_path / "toolchain").mkdir(exist_ok=True)
         return rec / "calls.log"
 
     return record
@@ -622,21 +659,76 @@ def test_fake_lake_clean_build_passes(repo: Path, fake_lake) -> None:
     assert report.toolchain["cache"]["returncode"] == 0
 
 
-def test_fake_lake_build_failure(repo: Path, fake_lake) -> None:
-    log = (
-        "✔ [2/6] Built QKForms.Basic\n✖ [4/6] Building QKForms.Beta\n"
-        "error: ././././lean/QKForms/Beta.lean:12:2: type mismatch\n"
-        "error: Lean exited with code 1\nSome required builds logged failures:\n"
-        "- QKForms.Beta\nerror: build failed\n"
-    )
-    calls = fake_lake(log, 1, AUDIT_CLEAN)
+BETA_FAILS = (
+    "✔ [2/6] Built QKForms.Basic (1.2s)\n✖ [4/6] Building QKForms.Beta (2.0s)\n"
+    "error: ././././lean/QKForms/Beta.lean:12:2: type mismatch\n"
+    "  rfl\n"
+    "has type\n"
+    "error: Lean exited with code 1\nSome required targets logged failures:\n"
+    "- QKForms.Beta\nerror: build failed\n"
+)
+
+
+def test_one_broken_module_fails_only_the_results_it_holds(repo: Path, fake_lake) -> None:
+    # the whole build fails; each module is then built on its own, in import order
+    calls = fake_lake(BETA_FAILS, 1, AUDIT_CLEAN, modules={"QKForms.Beta": (BETA_FAILS, 1)})
     report = verify(repo, property_tests=False)
-    assert len(calls.read_text().splitlines()) == 1  # no audit after a failed build
+    assert calls.read_text().splitlines() == [
+        f"build @ {repo}",
+        f"build +QKForms.Basic @ {repo}",
+        f"build +QKForms.Alpha @ {repo}",
+        f"build +QKForms.Beta @ {repo}",
+        # QKForms imports Beta: not built; then the audit of what built
+        f"env lean {report.toolchain['audit']['command'][-1]} @ {repo}",
+    ]
     assert {k: v[0] for k, v in rows(report).items()} == {
-        "alpha": "not run", "beta": "failed", "delta": "failed", "gamma": "not formalized",
+        "alpha": "built", "beta": "failed", "delta": "failed", "gamma": "not formalized",
     }
+    modules = {m["module"]: (m["status"], m["detail"], m["errors"])
+               for m in report.toolchain["modules"]}
+    assert modules["QKForms.Basic"][0] == modules["QKForms.Alpha"][0] == "built"
+    assert modules["QKForms.Beta"] == (
+        "failed",
+        "`lake build +QKForms.Beta` failed (exit 1): error: lean/QKForms/Beta.lean:12:2: "
+        "type mismatch",
+        ["error: lean/QKForms/Beta.lean:12:2: type mismatch", "  rfl", "has type"])
+    assert modules["QKForms"][:2] == (
+        "not run", "not built: it imports QKForms.Beta, which did not build")
+    # the audit imported only the modules that built and asked only for their declarations
+    script = (calls.parent / "audit-script-0.lean").read_text()
+    assert [ln for ln in script.splitlines() if ln.startswith(("import", "#print"))] == [
+        "import QKForms.Basic", "import QKForms.Alpha", "#print axioms QKForms.double_eq"]
+    beta = next(r for r in report.rows if r.result.id == "beta")
+    assert beta.lean.detail == ("QKForms.Inner.double_zero: module QKForms.Beta failed to "
+                                "build: error: lean/QKForms/Beta.lean:12:2: type mismatch")
+    assert beta.lean.declarations[0]["modules"] == [
+        {"module": "QKForms.Beta", "status": "failed"}]
     assert failures_with(report, "`lake build` failed (exit 1)")
     assert report.exit_status == 1
+    table = render_table(report)
+    assert "Lean build per module:\n  [built] QKForms.Basic\n" in table
+    assert ("  [FAILED] QKForms.Beta: `lake build +QKForms.Beta` failed (exit 1): error: "
+            "lean/QKForms/Beta.lean:12:2: type mismatch\n          rfl\n        has type\n"
+            ) in table
+    assert "| `QKForms.Beta` | failed | error: lean/QKForms/Beta.lean:12:2: type mismatch" \
+        in render_markdown(report)
+
+
+def test_a_broken_shared_module_leaves_its_importers_not_run(repo: Path, fake_lake) -> None:
+    log = ("✖ [2/6] Building QKForms.Basic\n"
+           "error: lean/QKForms/Basic.lean:10:30: unknown identifier 'nn'\nerror: build failed\n")
+    calls = fake_lake(log, 1, AUDIT_CLEAN, modules={"QKForms.Basic": (log, 1)})
+    report = verify(repo, property_tests=False)
+    assert calls.read_text().splitlines() == [f"build @ {repo}", f"build +QKForms.Basic @ {repo}"]
+    assert {k: v[0] for k, v in rows(report).items()} == {
+        "alpha": "not run", "beta": "not run", "delta": "not run", "gamma": "not formalized",
+    }
+    alpha = report.rows[0]
+    assert alpha.lean.detail == (
+        "QKForms.double_eq: module QKForms.Alpha not built: it imports QKForms.Basic, which "
+        "did not build; axioms not audited")
+    assert report.toolchain["audit"] is None  # nothing left to audit
+    assert report.exit_status == 1 and failures_with(report, "`lake build` failed (exit 1)")
 
 
 def test_fake_lake_audit_missing_declaration(repo: Path, fake_lake) -> None:
@@ -677,7 +769,7 @@ def test_cli_writes_table_json_and_markdown(repo: Path, tmp_path: Path, capsys) 
                      ["gamma", "Corollary", "0", "not", "formalized", "pass", "none", "pass"]]
     assert "  Lean of 3 result(s) (alpha, beta, delta): no Lean toolchain" in out
     doc = json.loads(js.read_text())
-    assert doc["schema"] == "qkforms.verify/2"
+    assert doc["schema"] == "qkforms.verify/3"
     assert doc["options"]["seed"] == 1 and doc["options"]["sizes"] == {"n": 2}
     assert [r["id"] for r in doc["results"]] == ["alpha", "beta", "delta", "gamma"]
     assert doc["results"][0]["lean"]["status"] == "not run"
