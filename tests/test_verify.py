@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from hypothesis import strategies as st
 
+from dojo_trace import make_trace
 from qkforms import properties, registry
 from qkforms.cli import main
 from qkforms.errors import QKFormsError, VerificationError
@@ -34,6 +35,7 @@ from qkforms.verify.lean_project import (
     find_root,
     render_axioms_script,
 )
+from qkforms.verify.lean_trace import NO_TRACE
 from qkforms.verify.python_side import parse_sizes, run_properties
 from qkforms.verify.report import render_markdown, render_table
 
@@ -752,6 +754,100 @@ def test_python_failure_of_built_proof_is_a_loud_disagreement(
     assert ("delta: DISAGREEMENT: the Lean proof built and passed the axiom audit, but the "
             "Python side fails") in out
     assert "verify FAILED" in out
+
+
+# ------------------------------------------------------------------ LeanDojo trace
+
+
+def _record_traces(rec: Path, repo: Path) -> None:
+    """Traces (LeanDojo's format, tests/dojo_trace.py) the fake extractor will 'write'."""
+    premises = {"double": ("QKForms.double", "QKForms.Basic"), "rfl": ("rfl", "Init.Prelude"),
+                "String": ("String", "Init.Prelude")}
+    for mod in ("Basic", "Alpha", "Beta"):
+        src = (repo / f"lean/QKForms/{mod}.lean").read_text()
+        (rec / f"trace-QKForms.{mod}.lean.json").write_text(
+            json.dumps(make_trace(src, premises)))
+
+
+def test_lean_trace_runs_the_extractor_and_reports_premises(
+    repo: Path, fake_lake, tmp_path: Path
+) -> None:
+    calls = fake_lake(BUILD_OK.replace("⚠", "✔"), 0, AUDIT_CLEAN)
+    _record_traces(calls.parent, repo)
+    extractor = tmp_path / "ExtractData.lean"
+    extractor.write_text("-- LeanDojo's extractor stands here\n")
+    report = verify(repo, property_tests=False, lean_trace=True, dojo_extractor=extractor)
+    lines = calls.read_text().splitlines()
+    assert lines[2:] == [f"env lean --print-prefix @ {repo}"] + [
+        f"env lean --run {extractor} QKForms/{m}.lean [source present] @ {repo}"
+        for m in ("Basic", "Alpha", "Beta")]  # the modules that built, in import order
+    # the links the extractor needs are gone again, the trace and its manifest stay
+    assert not (repo / "QKForms").exists() and not (repo / "QKForms.lean").exists()
+    assert not (repo / ".lake/packages/lean4").exists()
+    manifest = json.loads((repo / ".lake/build/ir/qkforms-trace.json").read_text())
+    assert manifest["files"]["lean/QKForms/Alpha.lean"]["returncode"] == 0
+    assert report.failures() == []
+    prem = {r.result.id: r.premises for r in report.rows}
+    assert prem["gamma"] is None  # not formalized
+    assert (prem["alpha"].status, prem["alpha"].detail) == ("pass", "1 distinct premises, "
+                                                                    "no sorry")
+    assert prem["alpha"].declarations[0].premises == {"project": ("QKForms.double",)}
+    assert prem["beta"].declarations[0].premises == {"Lean core": ("rfl",),
+                                                     "project": ("QKForms.double",)}
+    doc = report.to_dict()
+    assert doc["results"][2]["lean"]["premises"]["declarations"][0]["premises"] == {
+        "Lean core": ["rfl"], "project": ["QKForms.double"]}
+    assert doc["summary"]["premises"] == {"pass": 3, "fail": 0, "not run": 0}
+    assert doc["toolchain"]["trace"]["run"]["files"]["lean/QKForms/Beta.lean"]["trace"] == (
+        ".lake/build/ir/QKForms/Beta.ast.json")
+    table = render_table(report)
+    assert ("premises (LeanDojo trace):\n  alpha: pass: 1 distinct premises, no sorry (project "
+            "1 over its declarations)\n") in table
+    assert "  - `QKForms.Inner.double_zero`, Lean core: `rfl`" in render_markdown(report)
+    # a later run without --lean-trace reads the same trace while the sources are unchanged
+    again = verify(repo, property_tests=False)
+    assert again.rows[0].premises.status == "pass"
+    edit(repo / "lean/QKForms/Alpha.lean", "omega", "omega\n")
+    stale = verify(repo, property_tests=False)
+    assert stale.rows[0].premises.detail.startswith("the trace of lean/QKForms/Alpha.lean is "
+                                                    "stale")
+    assert stale.rows[1].premises.status == "pass"
+
+
+def test_a_sorry_seen_in_the_trace_fails_the_lean_column(repo: Path, fake_lake,
+                                                         tmp_path: Path) -> None:
+    calls = fake_lake(BUILD_OK.replace("⚠", "✔"), 0, AUDIT_CLEAN)
+    edit(repo / "lean/QKForms/Beta.lean", "double 1 = 2 := rfl", "double 1 = 2 := by\n  sorry")
+    _record_traces(calls.parent, repo)
+    extractor = tmp_path / "ExtractData.lean"
+    extractor.write_text("--\n")
+    report = verify(repo, property_tests=False, lean_trace=True, dojo_extractor=extractor,
+                    lean="auto")
+    delta = next(r for r in report.rows if r.result.id == "delta")
+    assert delta.lean.status == "failed"
+    # the static scan sees the sorry too; the trace adds its own finding
+    assert delta.lean.detail == ("`sorry` at lean/QKForms/Beta.lean:18; premises (LeanDojo "
+                                 "trace): QKForms.double_one uses `sorry` in the proof")
+    assert failures_with(report, "premises (LeanDojo trace): QKForms.double_one uses `sorry`")
+
+
+def test_lean_trace_without_extractor_or_toolchain_is_not_run(repo: Path, monkeypatch) -> None:
+    monkeypatch.setattr("qkforms.verify._trace.find_extractor", lambda: None)
+    report = verify(repo, property_tests=False, lean_trace=True)  # no lake on PATH
+    assert report.rows[0].premises.detail.startswith(
+        "--lean-trace: no Lean build ran (no Lean toolchain: `lake` is not on PATH")
+    assert report.exit_status == 0  # premises are a report, their absence no failure
+    plain = verify(repo, property_tests=False)
+    assert f"premises (LeanDojo trace): not run ({NO_TRACE})" in render_table(plain)
+
+
+def test_lean_trace_without_the_extractor(repo: Path, fake_lake, monkeypatch) -> None:
+    fake_lake(BUILD_OK, 0, AUDIT_CLEAN)
+    monkeypatch.setattr("qkforms.verify._trace.find_extractor", lambda: None)
+    report = verify(repo, property_tests=False, lean_trace=True)
+    assert report.rows[0].premises.detail == (
+        "--lean-trace: LeanDojo's extractor not found; enable: `pip install --no-deps "
+        "lean-dojo-v2==1.0.9` or --dojo-extractor FILE")
 
 
 # ------------------------------------------------------------------------------- CLI
