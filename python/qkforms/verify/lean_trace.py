@@ -27,9 +27,10 @@ them back), ``.../ast.py`` (``_parse_pos``, ``FileNode.from_data``: the syntax J
 ``lean_dojo/utils.py`` (``to_json_path``, ``to_dep_path``); and in ``lean-dojo-v2`` 1.0.9
 (``lean_dojo_v2/lean_dojo/data_extraction/ExtractData.lean`` and ``lean.py``,
 ``LeanFile.convert_pos_value``), whose extractor is the one ported to the string API of
-Lean >= v4.26 (``String.Pos`` became dependent on its string, ``leanprover/lean4#11240``):
-the 4.20.0 extractor declares ``instance : ToJson String.Pos`` and does not compile at
-this project's Lean v4.27.0. Both write the same format.
+Lean >= v4.26 (``String.Pos`` became dependent on its string, ``leanprover/lean4#11240``,
+merged 2025-11-18, before v4.27.0): the 4.20.0 extractor declares
+``instance : ToJson String.Pos`` and so cannot compile at this project's Lean v4.27.0.
+Both write the same format.
 
 **What the bridge runs.** LeanDojo's ``trace()`` clones the repository, builds it again
 and then runs ``ExtractData.lean`` on every file whose ``.olean`` lies at
