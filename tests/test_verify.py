@@ -839,6 +839,7 @@ def test_lean_trace_without_extractor_or_toolchain_is_not_run(repo: Path, monkey
     assert report.exit_status == 0  # premises are a report, their absence no failure
     plain = verify(repo, property_tests=False)
     assert f"premises (LeanDojo trace): not run ({NO_TRACE})" in render_table(plain)
+    assert f"## Premises (LeanDojo trace)\n\nNot run: {NO_TRACE}\n" in render_markdown(plain)
 
 
 def test_lean_trace_without_the_extractor(repo: Path, fake_lake, monkeypatch) -> None:

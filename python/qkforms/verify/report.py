@@ -437,8 +437,14 @@ def render_markdown(report: Report) -> str:
             detail = "<br>".join(_md(e) for e in m.get("errors", [])) or _md(m["detail"])
             out.append(f"| `{m['module']}` | {m['status']} | {detail} |")
     prem_rows = [r for r in report.rows if r.premises is not None]
-    if prem_rows:
+    one_reason = _premise_lines(report)
+    if len(one_reason) == 2 and one_reason[1].startswith("premises (LeanDojo trace): not run"):
+        reason = prem_rows[0].premises.detail if prem_rows[0].premises else ""
+        out += ["", "## Premises (LeanDojo trace)", "", f"Not run: {_md(reason)}"]
+        prem_rows = []
+    elif prem_rows:
         out += ["", "## Premises (LeanDojo trace)", ""]
+    if prem_rows:
         for row in prem_rows:
             p = row.premises
             assert p is not None
