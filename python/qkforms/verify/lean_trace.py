@@ -152,6 +152,11 @@ def classify(mod_name: str, traced_module: str) -> str:
     module after the file's real path relative to the working directory
     (``lean.QKForms.X`` for ``lean/QKForms/X.lean``), so both spellings count as the
     project.
+
+    Examples
+    --------
+    >>> classify("QKForms.Basic", "QKForms.Profile"), classify("Aesop.Frontend", "QKForms.A")
+    ('project', 'Aesop')
     """
     root = mod_name.split(".", 1)[0]
     if root == "Mathlib":
@@ -421,6 +426,13 @@ def premises_of(
     (dict, str)
         Result id -> :class:`PremiseOutcome`, and the reason no trace was read ("" when
         one was).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> out, why = premises_of(tempfile.mkdtemp(), {}, {"thm3": ("QKForms.x",)})
+    >>> out["thm3"].status, why == NO_TRACE
+    ('not run', True)
     """
     root = Path(root)
     tdir = Path(trace_dir) if trace_dir is not None else root / TRACE_DIR
@@ -518,6 +530,13 @@ def run_trace(lake: str, root: str | Path, files: Sequence[str], extractor: str 
         LeanDojo's ``ExtractData.lean`` (:func:`find_extractor`).
     timeout : float
         Seconds allowed for each file.
+
+    Examples
+    --------
+    >>> import sys, tempfile
+    >>> run = run_trace(sys.executable, tempfile.mkdtemp(), [], "/no/ExtractData.lean")
+    >>> run.ok, run.problem
+    (False, "LeanDojo's extractor /no/ExtractData.lean does not exist")
     """
     from qkforms._fs import atomic_write
     from qkforms.verify.lake import run_lake
