@@ -67,6 +67,33 @@ def test_result_pages_show_lean_source_and_honest_status(site: Path) -> None:
     assert "not been compiled" in text_of(site / "results" / "thm3.html")
     cor1 = text_of(site / "results" / "cor1.html")
     assert "Not formalized in Lean" in cor1
+    # premises: the recorded run had no LeanDojo trace, and the page says so
+    thm3 = text_of(site / "results" / "thm3.html")
+    assert 'id="premises"' in html
+    assert "The Mathlib and project declarations the Lean proofs name" in thm3
+    assert "Premise report: not run (no LeanDojo trace:" in thm3
+    assert "Premise report" not in cor1
+
+
+def test_result_page_lists_the_recorded_premises() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("qkresults", ROOT / "docs/_ext/qkresults.py")
+    assert spec is not None and spec.loader is not None
+    ext = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ext)
+    decl = {"name": "QKForms.x", "file": "lean/QKForms/X.lean", "status": "pass", "detail": "",
+            "premises": {"Mathlib": ["Matrix.rank", "Matrix.trace"],
+                         "project": ["QKForms.symPart"]}, "sorry": []}
+    verify = {"results": [{"id": "thm3", "lean": {"premises": {
+        "status": "pass", "detail": "3 distinct premises, no sorry", "declarations": [decl]}}}]}
+    assert ext.premises_of(verify, "thm3").splitlines() == [
+        "Premise report: **pass** (3 distinct premises, no sorry).", "",
+        "`QKForms.x` uses:", "", "* Mathlib: `Matrix.rank`, `Matrix.trace`",
+        "* project: `QKForms.symPart`"]
+    assert ext.premises_of(verify, "lemma3") == ("This id was not in the recorded `qkforms "
+                                                 "verify` run.")
+    assert ext.premises_of(None, "thm3").startswith("No `qkforms verify` run was recorded")
 
 
 def test_dependency_graph_and_offline_math(site: Path) -> None:

@@ -96,7 +96,7 @@ def _absent(python: Path, *modules: str) -> list[str]:
 def _assert_true_statuses(code: int, out: str, doc: dict, lean_reason: str) -> None:
     """Nothing failed, every Python check ran and passed, the Lean side says why not."""
     assert code == 0, out
-    assert doc["schema"] == "qkforms.verify/2"
+    assert doc["schema"] == "qkforms.verify/3"
     summary = doc["summary"]
     assert summary["failures"] == [] and summary["exit_status"] == 0
     assert summary["verdicts"]["fail"] == 0 and summary["verdicts"]["DISAGREE"] == 0

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from hypothesis import strategies as st
 
+from dojo_trace import make_trace
 from qkforms import properties, registry
 from qkforms.cli import main
 from qkforms.errors import QKFormsError, VerificationError
@@ -34,7 +35,9 @@ from qkforms.verify.lean_project import (
     find_root,
     render_axioms_script,
 )
+from qkforms.verify.lean_trace import NO_TRACE
 from qkforms.verify.python_side import parse_sizes, run_properties
+from qkforms.verify.report import render_markdown, render_table
 
 CHECKS = "qkforms_verify_fixture_checks"
 
@@ -532,11 +535,41 @@ def test_failing_missing_and_unrunnable_properties(repo: Path, monkeypatch) -> N
 
 FAKE_LAKE = """\
 #!{python}
-import os, pathlib, sys
+# A stand-in `lake`: logs each call, replays the recorded output of its kind, and plays
+# LeanDojo's extractor by copying a recorded trace to where ExtractData.lean writes it.
+import os, pathlib, shutil, sys
 rec = pathlib.Path(os.environ["FAKE_LAKE_DIR"])
+args = sys.argv[1:]
+note = ""
+if args[0] == "build" and len(args) > 1:
+    key = "build-" + args[1].lstrip("+")
+    if not (rec / (key + ".out")).exists():
+        sys.stdout.write("\\u2714 [1/1] Built " + args[1].lstrip("+") + "\\n")
+        key = None
+elif args[0] == "build":
+    key = "build"
+elif args[:3] == ["env", "lean", "--print-prefix"]:
+    key = "prefix"
+elif args[:3] == ["env", "lean", "--run"]:
+    target = pathlib.Path(args[4])
+    note = " [source present]" if target.is_file() else " [source missing]"
+    key = "trace-" + args[4]
+    fixture = rec / ("trace-" + args[4].replace("/", ".") + ".json")
+    if fixture.exists():
+        out = pathlib.Path(".lake/build/ir") / target.with_suffix(".ast.json")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(fixture, out)
+    key = "trace" if (rec / "trace.out").exists() else None
+elif args[0] == "env":
+    key = "audit"
+    n = len(list(rec.glob("audit-script-*.lean")))
+    shutil.copyfile(args[2], rec / f"audit-script-{{n}}.lean")
+else:
+    key = "cache"
 with open(rec / "calls.log", "a") as log:
-    log.write(" ".join(sys.argv[1:]) + " @ " + os.getcwd() + "\\n")
-key = {{"build": "build", "env": "audit", "exe": "cache"}}[sys.argv[1]]
+    log.write(" ".join(args) + note + " @ " + os.getcwd() + "\\n")
+if key is None:
+    sys.exit(0)
 sys.stdout.write((rec / (key + ".out")).read_text())
 sys.exit(int((rec / (key + ".rc")).read_text()))
 """
@@ -579,11 +612,17 @@ def fake_lake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repo: Path):
     monkeypatch.setenv("PATH", str(bindir) + os.pathsep + os.environ["PATH"])
     monkeypatch.setenv("FAKE_LAKE_DIR", str(rec))
 
-    def record(build: str, build_rc: int, audit: str, audit_rc: int = 0) -> Path:
-        for key, out, rc in (("build", build, build_rc), ("audit", audit, audit_rc),
-                             ("cache", "Decompressing 1 file(s)\n", 0)):
+    def record(build: str, build_rc: int, audit: str, audit_rc: int = 0,
+               modules: dict[str, tuple[str, int]] | None = None) -> Path:
+        """Record the outputs; ``modules``: MOD -> (output, exit) of `lake build +MOD`."""
+        outputs = [("build", build, build_rc), ("audit", audit, audit_rc),
+                   ("cache", "Decompressing 1 file(s)\n", 0),
+                   ("prefix", str(tmp_path / "toolchain") + "\n", 0)]
+        outputs += [(f"build-{m}", out, rc) for m, (out, rc) in (modules or {}).items()]
+        for key, out, rc in outputs:
             (rec / f"{key}.out").write_text(out)
             (rec / f"{key}.rc").write_text(str(rc))
+        (tmp_path / "toolchain").mkdir(exist_ok=True)
         return rec / "calls.log"
 
     return record
@@ -622,21 +661,76 @@ def test_fake_lake_clean_build_passes(repo: Path, fake_lake) -> None:
     assert report.toolchain["cache"]["returncode"] == 0
 
 
-def test_fake_lake_build_failure(repo: Path, fake_lake) -> None:
-    log = (
-        "✔ [2/6] Built QKForms.Basic\n✖ [4/6] Building QKForms.Beta\n"
-        "error: ././././lean/QKForms/Beta.lean:12:2: type mismatch\n"
-        "error: Lean exited with code 1\nSome required builds logged failures:\n"
-        "- QKForms.Beta\nerror: build failed\n"
-    )
-    calls = fake_lake(log, 1, AUDIT_CLEAN)
+BETA_FAILS = (
+    "✔ [2/6] Built QKForms.Basic (1.2s)\n✖ [4/6] Building QKForms.Beta (2.0s)\n"
+    "error: ././././lean/QKForms/Beta.lean:12:2: type mismatch\n"
+    "  rfl\n"
+    "has type\n"
+    "error: Lean exited with code 1\nSome required targets logged failures:\n"
+    "- QKForms.Beta\nerror: build failed\n"
+)
+
+
+def test_one_broken_module_fails_only_the_results_it_holds(repo: Path, fake_lake) -> None:
+    # the whole build fails; each module is then built on its own, in import order
+    calls = fake_lake(BETA_FAILS, 1, AUDIT_CLEAN, modules={"QKForms.Beta": (BETA_FAILS, 1)})
     report = verify(repo, property_tests=False)
-    assert len(calls.read_text().splitlines()) == 1  # no audit after a failed build
+    assert calls.read_text().splitlines() == [
+        f"build @ {repo}",
+        f"build +QKForms.Basic @ {repo}",
+        f"build +QKForms.Alpha @ {repo}",
+        f"build +QKForms.Beta @ {repo}",
+        # QKForms imports Beta: not built; then the audit of what built
+        f"env lean {report.toolchain['audit']['command'][-1]} @ {repo}",
+    ]
     assert {k: v[0] for k, v in rows(report).items()} == {
-        "alpha": "not run", "beta": "failed", "delta": "failed", "gamma": "not formalized",
+        "alpha": "built", "beta": "failed", "delta": "failed", "gamma": "not formalized",
     }
+    modules = {m["module"]: (m["status"], m["detail"], m["errors"])
+               for m in report.toolchain["modules"]}
+    assert modules["QKForms.Basic"][0] == modules["QKForms.Alpha"][0] == "built"
+    assert modules["QKForms.Beta"] == (
+        "failed",
+        "`lake build +QKForms.Beta` failed (exit 1): error: lean/QKForms/Beta.lean:12:2: "
+        "type mismatch",
+        ["error: lean/QKForms/Beta.lean:12:2: type mismatch", "  rfl", "has type"])
+    assert modules["QKForms"][:2] == (
+        "not run", "not built: it imports QKForms.Beta, which did not build")
+    # the audit imported only the modules that built and asked only for their declarations
+    script = (calls.parent / "audit-script-0.lean").read_text()
+    assert [ln for ln in script.splitlines() if ln.startswith(("import", "#print"))] == [
+        "import QKForms.Basic", "import QKForms.Alpha", "#print axioms QKForms.double_eq"]
+    beta = next(r for r in report.rows if r.result.id == "beta")
+    assert beta.lean.detail == ("QKForms.Inner.double_zero: module QKForms.Beta failed to "
+                                "build: error: lean/QKForms/Beta.lean:12:2: type mismatch")
+    assert beta.lean.declarations[0]["modules"] == [
+        {"module": "QKForms.Beta", "status": "failed"}]
     assert failures_with(report, "`lake build` failed (exit 1)")
     assert report.exit_status == 1
+    table = render_table(report)
+    assert "Lean build per module:\n  [built] QKForms.Basic\n" in table
+    assert ("  [FAILED] QKForms.Beta: `lake build +QKForms.Beta` failed (exit 1): error: "
+            "lean/QKForms/Beta.lean:12:2: type mismatch\n          rfl\n        has type\n"
+            ) in table
+    assert "| `QKForms.Beta` | failed | error: lean/QKForms/Beta.lean:12:2: type mismatch" \
+        in render_markdown(report)
+
+
+def test_a_broken_shared_module_leaves_its_importers_not_run(repo: Path, fake_lake) -> None:
+    log = ("✖ [2/6] Building QKForms.Basic\n"
+           "error: lean/QKForms/Basic.lean:10:30: unknown identifier 'nn'\nerror: build failed\n")
+    calls = fake_lake(log, 1, AUDIT_CLEAN, modules={"QKForms.Basic": (log, 1)})
+    report = verify(repo, property_tests=False)
+    assert calls.read_text().splitlines() == [f"build @ {repo}", f"build +QKForms.Basic @ {repo}"]
+    assert {k: v[0] for k, v in rows(report).items()} == {
+        "alpha": "not run", "beta": "not run", "delta": "not run", "gamma": "not formalized",
+    }
+    alpha = report.rows[0]
+    assert alpha.lean.detail == (
+        "QKForms.double_eq: module QKForms.Alpha not built: it imports QKForms.Basic, which "
+        "did not build; axioms not audited")
+    assert report.toolchain["audit"] is None  # nothing left to audit
+    assert report.exit_status == 1 and failures_with(report, "`lake build` failed (exit 1)")
 
 
 def test_fake_lake_audit_missing_declaration(repo: Path, fake_lake) -> None:
@@ -662,6 +756,101 @@ def test_python_failure_of_built_proof_is_a_loud_disagreement(
     assert "verify FAILED" in out
 
 
+# ------------------------------------------------------------------ LeanDojo trace
+
+
+def _record_traces(rec: Path, repo: Path) -> None:
+    """Traces (LeanDojo's format, tests/dojo_trace.py) the fake extractor will 'write'."""
+    premises = {"double": ("QKForms.double", "QKForms.Basic"), "rfl": ("rfl", "Init.Prelude"),
+                "String": ("String", "Init.Prelude")}
+    for mod in ("Basic", "Alpha", "Beta"):
+        src = (repo / f"lean/QKForms/{mod}.lean").read_text()
+        (rec / f"trace-QKForms.{mod}.lean.json").write_text(
+            json.dumps(make_trace(src, premises)))
+
+
+def test_lean_trace_runs_the_extractor_and_reports_premises(
+    repo: Path, fake_lake, tmp_path: Path
+) -> None:
+    calls = fake_lake(BUILD_OK.replace("⚠", "✔"), 0, AUDIT_CLEAN)
+    _record_traces(calls.parent, repo)
+    extractor = tmp_path / "ExtractData.lean"
+    extractor.write_text("-- LeanDojo's extractor stands here\n")
+    report = verify(repo, property_tests=False, lean_trace=True, dojo_extractor=extractor)
+    lines = calls.read_text().splitlines()
+    assert lines[2:] == [f"env lean --print-prefix @ {repo}"] + [
+        f"env lean --run {extractor} QKForms/{m}.lean [source present] @ {repo}"
+        for m in ("Basic", "Alpha", "Beta")]  # the modules that built, in import order
+    # the links the extractor needs are gone again, the trace and its manifest stay
+    assert not (repo / "QKForms").exists() and not (repo / "QKForms.lean").exists()
+    assert not (repo / ".lake/packages/lean4").exists()
+    manifest = json.loads((repo / ".lake/build/ir/qkforms-trace.json").read_text())
+    assert manifest["files"]["lean/QKForms/Alpha.lean"]["returncode"] == 0
+    assert report.failures() == []
+    prem = {r.result.id: r.premises for r in report.rows}
+    assert prem["gamma"] is None  # not formalized
+    assert (prem["alpha"].status, prem["alpha"].detail) == ("pass", "1 distinct premises, "
+                                                                    "no sorry")
+    assert prem["alpha"].declarations[0].premises == {"project": ("QKForms.double",)}
+    assert prem["beta"].declarations[0].premises == {"Lean core": ("rfl",),
+                                                     "project": ("QKForms.double",)}
+    doc = report.to_dict()
+    assert doc["results"][2]["lean"]["premises"]["declarations"][0]["premises"] == {
+        "Lean core": ["rfl"], "project": ["QKForms.double"]}
+    assert doc["summary"]["premises"] == {"pass": 3, "fail": 0, "not run": 0}
+    assert doc["toolchain"]["trace"]["run"]["files"]["lean/QKForms/Beta.lean"]["trace"] == (
+        ".lake/build/ir/QKForms/Beta.ast.json")
+    table = render_table(report)
+    assert ("premises (LeanDojo trace):\n  alpha: pass: 1 distinct premises, no sorry (project "
+            "1 over its declarations)\n") in table
+    assert "  - `QKForms.Inner.double_zero`, Lean core: `rfl`" in render_markdown(report)
+    # a later run without --lean-trace reads the same trace while the sources are unchanged
+    again = verify(repo, property_tests=False)
+    assert again.rows[0].premises.status == "pass"
+    edit(repo / "lean/QKForms/Alpha.lean", "omega", "omega\n")
+    stale = verify(repo, property_tests=False)
+    assert stale.rows[0].premises.detail.startswith("the trace of lean/QKForms/Alpha.lean is "
+                                                    "stale")
+    assert stale.rows[1].premises.status == "pass"
+
+
+def test_a_sorry_seen_in_the_trace_fails_the_lean_column(repo: Path, fake_lake,
+                                                         tmp_path: Path) -> None:
+    calls = fake_lake(BUILD_OK.replace("⚠", "✔"), 0, AUDIT_CLEAN)
+    edit(repo / "lean/QKForms/Beta.lean", "double 1 = 2 := rfl", "double 1 = 2 := by\n  sorry")
+    _record_traces(calls.parent, repo)
+    extractor = tmp_path / "ExtractData.lean"
+    extractor.write_text("--\n")
+    report = verify(repo, property_tests=False, lean_trace=True, dojo_extractor=extractor,
+                    lean="auto")
+    delta = next(r for r in report.rows if r.result.id == "delta")
+    assert delta.lean.status == "failed"
+    # the static scan sees the sorry too; the trace adds its own finding
+    assert delta.lean.detail == ("`sorry` at lean/QKForms/Beta.lean:18; premises (LeanDojo "
+                                 "trace): QKForms.double_one uses `sorry` in the proof")
+    assert failures_with(report, "premises (LeanDojo trace): QKForms.double_one uses `sorry`")
+
+
+def test_lean_trace_without_extractor_or_toolchain_is_not_run(repo: Path, monkeypatch) -> None:
+    monkeypatch.setattr("qkforms.verify._trace.find_extractor", lambda: None)
+    report = verify(repo, property_tests=False, lean_trace=True)  # no lake on PATH
+    assert report.rows[0].premises.detail.startswith(
+        "--lean-trace: no Lean build ran (no Lean toolchain: `lake` is not on PATH")
+    assert report.exit_status == 0  # premises are a report, their absence no failure
+    plain = verify(repo, property_tests=False)
+    assert f"premises (LeanDojo trace): not run ({NO_TRACE})" in render_table(plain)
+    assert f"## Premises (LeanDojo trace)\n\nNot run: {NO_TRACE}\n" in render_markdown(plain)
+
+
+def test_lean_trace_without_the_extractor(repo: Path, fake_lake, monkeypatch) -> None:
+    fake_lake(BUILD_OK, 0, AUDIT_CLEAN)
+    monkeypatch.setattr("qkforms.verify._trace.find_extractor", lambda: None)
+    report = verify(repo, property_tests=False, lean_trace=True)
+    assert report.rows[0].premises.detail == (
+        "--lean-trace: LeanDojo's extractor not found; enable: `pip install --no-deps "
+        "lean-dojo-v2==1.0.9` or --dojo-extractor FILE")
+
+
 # ------------------------------------------------------------------------------- CLI
 
 
@@ -677,7 +866,7 @@ def test_cli_writes_table_json_and_markdown(repo: Path, tmp_path: Path, capsys) 
                      ["gamma", "Corollary", "0", "not", "formalized", "pass", "none", "pass"]]
     assert "  Lean of 3 result(s) (alpha, beta, delta): no Lean toolchain" in out
     doc = json.loads(js.read_text())
-    assert doc["schema"] == "qkforms.verify/2"
+    assert doc["schema"] == "qkforms.verify/3"
     assert doc["options"]["seed"] == 1 and doc["options"]["sizes"] == {"n": 2}
     assert [r["id"] for r in doc["results"]] == ["alpha", "beta", "delta", "gamma"]
     assert doc["results"][0]["lean"]["status"] == "not run"

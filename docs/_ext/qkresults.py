@@ -3,7 +3,8 @@
 At ``builder-inited`` it writes ``results/<id>.md`` for every row of
 :data:`qkforms.registry.RESULTS`: the statement and proof sketch (``docs/results.toml``),
 the Lean declarations with their source (read from ``lean/``), the exact Python check
-with its source, the hypothesis properties, and the status recorded by the latest
+with its source, the hypothesis properties, and the status and the premises (read from
+a LeanDojo trace, docs/bridge.md) recorded by the latest
 ``qkforms verify --json docs/_generated/verify.json`` (if any). It also writes
 ``results/index.md`` with a dependency graph (inline SVG, laid out here: no Graphviz).
 """
@@ -130,8 +131,36 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
+def _row(verify: dict[str, Any] | None, rid: str) -> dict[str, Any] | None:
+    for row in (verify or {}).get("results", []):
+        if row.get("id") == rid:
+            return row
+    return None
+
+
+def premises_of(verify: dict[str, Any] | None, rid: str) -> str:
+    """The premises of ``rid``'s Lean declarations recorded by ``qkforms verify`` (schema
+    qkforms.verify/3: ``results[].lean.premises``), or why there are none."""
+    if verify is None:
+        return "No `qkforms verify` run was recorded for this build, so no premises."
+    row = _row(verify, rid)
+    prem = ((row or {}).get("lean") or {}).get("premises")
+    if not isinstance(prem, dict):
+        return ("Not recorded (the `qkforms verify` run predates the premise report)."
+                if row is not None else "This id was not in the recorded `qkforms verify` run.")
+    lines = [f"Premise report: **{prem.get('status', '?')}** ({prem.get('detail', '')})."]
+    for decl in prem.get("declarations", []):
+        groups = decl.get("premises") or {}
+        if not groups:
+            continue
+        lines += ["", f"`{decl.get('name')}` uses:", ""]
+        for kind, names in groups.items():
+            lines.append(f"* {kind}: " + ", ".join(f"`{n}`" for n in names))
+    return "\n".join(lines)
+
+
 def status_of(verify: dict[str, Any] | None, rid: str) -> str:
-    """The row of ``rid`` in a ``qkforms verify --json`` report (schema qkforms.verify/2)."""
+    """The row of ``rid`` in a ``qkforms verify --json`` report (schema qkforms.verify/3)."""
     if verify is None:
         return (
             "No `qkforms verify` run was recorded for this build "
@@ -214,6 +243,11 @@ def generate(app: Any) -> None:
                 lines.append(f"* `{name}`{where}{doc}")
             lines.append("")
         lines += ["## Status", "", status_of(verify, r.id), ""]
+        if r.lean_file:
+            lines += ["## Premises", "",
+                      "The Mathlib and project declarations the Lean proofs name, from a "
+                      "LeanDojo trace of the library (docs/bridge.md, \"Premises\"):", "",
+                      premises_of(verify, r.id), ""]
         (out / f"{r.id}.md").write_text("\n".join(lines), encoding="utf-8")
     nodes = [r.id for r in RESULTS]
     edges = [(u, r) for r in nodes for u in data.get(r, {}).get("uses", []) if u in nodes]

@@ -7,8 +7,13 @@ For every result of the registry (:mod:`qkforms.registry`) the command reports
   ``lean/`` run (registered declarations declared and tagged, no
   ``sorry``/``admit``/``axiom``/``native_decide``, pins, imports, generated axiom
   script); when ``lake`` is on ``PATH`` too it runs ``lake build`` and
-  ``lake env lean lean/scripts/Axioms.lean`` and judges each declaration by its axioms.
-  Otherwise the Lean column says ``not run``, with the reason and how to enable it;
+  ``lake env lean lean/scripts/Axioms.lean`` and judges each declaration by its axioms;
+  when the whole build fails, each module is built on its own and each result's status
+  derives from the module(s) declaring it (:mod:`qkforms.verify.lake`). Otherwise the
+  Lean column says ``not run``, with the reason and how to enable it;
+* the **premises** of each formalized result, read from a LeanDojo trace
+  (:mod:`qkforms.verify.lean_trace`; ``--lean-trace`` runs LeanDojo's extractor after
+  the build), or ``not run`` where no trace exists;
 * the **exact** Python check (``qkforms.checks``), seeded, sizes configurable;
 * the **properties** (hypothesis, :mod:`qkforms.properties`, run in process);
 
@@ -24,8 +29,8 @@ Examples
 >>> p = argparse.ArgumentParser()
 >>> configure(p)
 >>> a = p.parse_args(["--lean", "skip", "--no-property-tests", "--only", "thm3"])
->>> (a.lean, a.property_tests, a.only, a.lean_dir)
-('skip', False, ['thm3'], None)
+>>> (a.lean, a.property_tests, a.only, a.lean_dir, a.lean_trace)
+('skip', False, ['thm3'], None, False)
 """
 
 from __future__ import annotations
@@ -41,8 +46,11 @@ from qkforms import registry
 from qkforms.errors import QKFormsError, VerificationError
 from qkforms.registry import LEAN_FORMALIZED, Result
 from qkforms.verify import lake as _lake
+from qkforms.verify import lean_trace as _trace
 from qkforms.verify.lean_project import (
     AXIOMS_SCRIPT,
+    LIBRARY,
+    LeanScan,
     find_root,
     render_axioms_script,
     scan,
@@ -105,6 +113,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="timeout of each lake command (default: 10800)")
     parser.add_argument("--lake-cache", action="store_true",
                         help="run `lake exe cache get` before `lake build`")
+    parser.add_argument("--lean-trace", action="store_true",
+                        help="after the build, trace the modules that built with LeanDojo's "
+                             "extractor (premises of every result; needs lake and "
+                             f"`pip install --no-deps {_trace.EXTRACTOR_DIST}=="
+                             f"{_trace.EXTRACTOR_VERSION}` or --dojo-extractor)")
+    parser.add_argument("--dojo-extractor", type=Path, default=None, metavar="FILE",
+                        help="LeanDojo's ExtractData.lean (default: the one of the installed "
+                             f"{_trace.EXTRACTOR_DIST})")
+    parser.add_argument("--trace-dir", type=Path, default=None, metavar="DIR",
+                        help=f"read the LeanDojo trace from DIR (default: ROOT/{_trace.TRACE_DIR})")
     parser.add_argument("--seed", type=int, default=0, help="seed of the exact checks")
     parser.add_argument("--size", action="append", default=[], metavar="[ID:]KEY=VALUE",
                         help="size passed to the checks (all that accept KEY, or only ID)")
@@ -118,7 +136,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="hypothesis examples per property (default: each property's "
                              "own budget, 100 for most)")
     parser.add_argument("--json", type=Path, default=None, metavar="PATH",
-                        help="write the report as JSON (schema qkforms.verify/2)")
+                        help="write the report as JSON (schema qkforms.verify/3)")
     parser.add_argument("--markdown", type=Path, default=None, metavar="PATH",
                         help="write the report as a Markdown page")
     parser.add_argument("--write-axioms-script", action="store_true",
@@ -173,24 +191,44 @@ def locate_lean_root(lean_dir: str | Path | None = None) -> Path | None:
     return path
 
 
+def _decl_files(lean_scan: LeanScan, r: Result) -> dict[str, tuple[str, ...]]:
+    """Registered declaration -> the files declaring it (the registered file if none)."""
+    declared = lean_scan.declared()
+    return {d: tuple(sorted({p for p, _ in declared.get(d, [])}))
+            or ((r.lean_file,) if r.lean_file else ()) for d in r.lean}
+
+
+def _lean_modules(lean_scan: LeanScan) -> list[_lake.LeanModule]:
+    """The modules of the library with their project imports."""
+    return [
+        _lake.LeanModule(f.module, f.path,
+                         tuple(i for i in f.imports if lean_scan.module_file(i) is not None))
+        for f in lean_scan.files.values() if f.module is not None
+    ]
+
+
 def _lean_outcome(
     r: Result,
     problems: list[str],
     build: _lake.LeanBuild | None,
     not_run_reason: str,
+    files: dict[str, tuple[str, ...]] | None = None,
 ) -> LeanOutcome:
     if r.lean_status != LEAN_FORMALIZED:
         return LeanOutcome(LEAN_NOT_FORMALIZED, "no Lean declarations registered")
     decls: list[dict[str, Any]] = []
     audits = []
+    module_of = {m.file: m for m in build.modules.values()} if build is not None else {}
     for name in r.lean:
         audit = build.declarations.get(name) if build is not None else None
         audits.append(audit)
+        mods = [module_of[f] for f in (files or {}).get(name, ()) if f in module_of]
         decls.append({
             "name": name,
             "status": audit.status if audit else LEAN_NOT_RUN,
             "axioms": list(audit.axioms) if audit and audit.axioms is not None else None,
             "detail": audit.detail if audit else not_run_reason,
+            "modules": [{"module": m.module, "status": m.status} for m in mods],
         })
     if problems:
         return LeanOutcome(LEAN_FAILED, "; ".join(problems), decls)
@@ -226,6 +264,10 @@ def _property_outcome(r: Result, runs: dict[str, PropertyRun] | None,
     return PropertyOutcome(NOT_RUN, "; ".join(reasons), mine)
 
 
+def _premises_not_run(results: Sequence[Result], reason: str) -> dict[str, _trace.PremiseOutcome]:
+    return {r.id: _trace.PremiseOutcome(_trace.NOT_RUN, reason) for r in results}
+
+
 def _run_summary(run: _lake.LakeRun | None) -> dict[str, Any] | None:
     if run is None:
         return None
@@ -251,6 +293,9 @@ def verify(
     exact_checks: bool = True,
     property_tests: bool = True,
     max_examples: int | None = None,
+    lean_trace: bool = False,
+    dojo_extractor: str | Path | None = None,
+    trace_dir: str | Path | None = None,
 ) -> Report:
     """Check every registered result on the Lean and the Python side.
 
@@ -274,6 +319,13 @@ def verify(
         Run the exact checks / the properties.
     max_examples : int, optional
         Hypothesis examples per property (default: each property's own budget).
+    lean_trace : bool
+        After the build, run LeanDojo's extractor on the modules that built
+        (:func:`~qkforms.verify.lean_trace.run_trace`).
+    dojo_extractor : path, optional
+        LeanDojo's ``ExtractData.lean`` (default: the installed ``lean-dojo-v2``'s).
+    trace_dir : path, optional
+        Read the trace from here (default ``ROOT/.lake/build/ir``).
 
     Returns
     -------
@@ -303,7 +355,7 @@ def verify(
     global_failures: list[str] = []
     lake_path = _lake.find_lake() if lean != "skip" else None
     build: _lake.LeanBuild | None = None
-    lean_scan = None
+    lean_scan: LeanScan | None = None
     static = []
     if root is None:
         reason = NO_SOURCES
@@ -321,9 +373,9 @@ def verify(
                                        "Lean was built")
         else:
             reason = "not audited"
-            decls = {d: r.lean_file or "" for r in all_results for d in r.lean}
-            build = _lake.build_and_audit(lake_path, root, decls, timeout=lean_timeout,
-                                          cache=lake_cache)
+            decls = {d: f for r in all_results for d, f in _decl_files(lean_scan, r).items()}
+            build = _lake.build_and_audit(lake_path, root, decls, _lean_modules(lean_scan),
+                                          timeout=lean_timeout, cache=lake_cache)
             if build.cache is not None and not build.cache.ok:
                 global_failures.append(
                     f"`lake exe cache get` failed (exit {build.cache.returncode})")
@@ -331,11 +383,42 @@ def verify(
                 tail = " | ".join(build.build.output.strip().splitlines()[-3:])
                 global_failures.append(
                     f"`lake build` failed (exit {build.build.returncode}): {tail}")
-            elif build.audit is not None and not build.audit.ok:
+            if build.audit is not None and not build.audit.ok:
                 tail = " | ".join(build.audit.output.strip().splitlines()[-3:])
                 global_failures.append(
-                    f"axiom audit `lake env lean {AXIOMS_SCRIPT}` failed "
+                    f"axiom audit `{' '.join(['lake', *build.audit.command[1:]])}` failed "
                     f"(exit {build.audit.returncode}): {tail}")
+
+    formalized = [r for r in rows_for if r.lean_status == LEAN_FORMALIZED]
+    trace_run: _trace.TraceRun | None = None
+    trace_problem = ""
+    if lean_trace:
+        extractor = Path(dojo_extractor) if dojo_extractor else _trace.find_extractor()
+        if build is None or lake_path is None or root is None or lean_scan is None:
+            trace_problem = f"--lean-trace: no Lean build ran ({reason})"
+        elif extractor is None:
+            trace_problem = (
+                "--lean-trace: LeanDojo's extractor not found; enable: `pip install "
+                f"--no-deps {_trace.EXTRACTOR_DIST}=={_trace.EXTRACTOR_VERSION}` or "
+                "--dojo-extractor FILE")
+        else:
+            built = build.modules
+            files = [m.file for m in _lake.import_order(_lean_modules(lean_scan))
+                     if m.name != LIBRARY and m.name in built
+                     and built[m.name].status == LEAN_BUILT]
+            trace_run = _trace.run_trace(lake_path, root, files, extractor,
+                                         timeout=lean_timeout)
+            if not trace_run.ok:
+                trace_problem = trace_run.problem
+    if root is None or lean_scan is None:
+        premises = _premises_not_run(formalized, NO_SOURCES)
+        premise_reason = NO_SOURCES
+    elif trace_problem and (trace_run is None or not trace_run.runs):
+        premises = _premises_not_run(formalized, trace_problem)
+        premise_reason = trace_problem
+    else:
+        premises, premise_reason = _trace.premises_of(
+            root, lean_scan.declared(), {r.id: r.lean for r in formalized}, trace_dir)
 
 
     runs = None
@@ -348,12 +431,19 @@ def verify(
     for r in rows_for:
         problems = (static_lean_problems(lean_scan, r)
                     if lean_scan is not None and r.lean_status == LEAN_FORMALIZED else [])
-        lean_out = _lean_outcome(r, problems, build, reason)
+        lean_out = _lean_outcome(r, problems, build, reason,
+                                 _decl_files(lean_scan, r) if lean_scan is not None else None)
+        prem = premises.get(r.id)
+        if prem is not None and prem.status == _trace.FAIL:
+            lean_out = LeanOutcome(
+                LEAN_FAILED,
+                (lean_out.detail + "; " if lean_out.status == LEAN_FAILED else "")
+                + f"premises (LeanDojo trace): {prem.detail}", lean_out.declarations)
         if exact_checks:
             exact = run_exact(r.id, r.check, seed=seed, sizes=sizes, id_sizes=id_sizes.get(r.id))
         else:
             exact = ExactOutcome(NOT_RUN, None, None, "--no-exact-checks", 0.0)
-        rows.append(Row(r, lean_out, exact, _property_outcome(r, runs, prop_reason)))
+        rows.append(Row(r, lean_out, exact, _property_outcome(r, runs, prop_reason), prem))
 
     toolchain = {
         "mode": lean,
@@ -362,6 +452,16 @@ def verify(
         "cache": _run_summary(build.cache) if build else None,
         "build": _run_summary(build.build) if build else None,
         "audit": _run_summary(build.audit) if build else None,
+        "modules": [m.to_dict() for m in build.modules.values()] if build else [],
+        "module_builds": [_run_summary(run) for run in build.module_runs] if build else [],
+        "trace": {
+            "requested": lean_trace,
+            "run": trace_run.to_dict() if trace_run is not None else None,
+            "problem": trace_problem or None,
+            "dir": str(Path(trace_dir) if trace_dir else Path(root) / _trace.TRACE_DIR)
+            if root is not None else None,
+            "not_read": premise_reason or None,
+        },
     }
     options = {
         "seed": seed,
@@ -407,6 +507,9 @@ def run(args: argparse.Namespace) -> int:
         exact_checks=args.exact_checks,
         property_tests=args.property_tests,
         max_examples=args.max_examples,
+        lean_trace=args.lean_trace,
+        dojo_extractor=args.dojo_extractor,
+        trace_dir=args.trace_dir,
     )
     sys.stdout.write(render_table(report))
     from qkforms._fs import atomic_write

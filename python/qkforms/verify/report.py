@@ -14,8 +14,11 @@ Per result the report says the Lean status (``built``, ``failed``, ``not run``,
 
 ``not run`` always comes with the reason and how to enable the check; the summary
 line counts it separately per column. The renderings are a terminal table
-(:func:`render_table`), a JSON document with schema ``qkforms.verify/2``
-(:meth:`Report.to_json`) and a Markdown page (:func:`render_markdown`).
+(:func:`render_table`), a JSON document with schema ``qkforms.verify/3``
+(:meth:`Report.to_json`) and a Markdown page (:func:`render_markdown`). Beside the rows
+they show the Lean build per module (when ``lake`` ran) and the premises of each
+formalized result read from a LeanDojo trace (``not run`` without one; a premise that is
+``sorryAx`` or a ``sorry`` in the proof makes the result's Lean status ``failed``).
 
 Examples
 --------
@@ -41,6 +44,7 @@ from typing import Any
 
 from qkforms.registry import Result
 from qkforms.verify.lean_project import StaticCheck
+from qkforms.verify.lean_trace import PremiseOutcome
 from qkforms.verify.python_side import FAIL, NOT_RUN, ExactOutcome, PropertyRun
 
 __all__ = [
@@ -54,7 +58,7 @@ __all__ = [
     "render_markdown",
 ]
 
-SCHEMA = "qkforms.verify/2"
+SCHEMA = "qkforms.verify/3"
 LEAN_BUILT = "built"
 LEAN_FAILED = "failed"
 LEAN_NOT_RUN = NOT_RUN
@@ -104,6 +108,7 @@ class Row:
     lean: LeanOutcome
     exact: ExactOutcome
     prop: PropertyOutcome
+    premises: PremiseOutcome | None = None  # None: not formalized
 
     @property
     def verdict(self) -> str:
@@ -148,6 +153,7 @@ class Row:
                 "file": r.lean_file,
                 "detail": self.lean.detail,
                 "declarations": self.lean.declarations,
+                "premises": self.premises.to_dict() if self.premises is not None else None,
             },
             "exact": {
                 "status": self.exact.status,
@@ -215,6 +221,14 @@ class Report:
         return {col: sum(row.statuses()[col][0] == NOT_RUN for row in self.rows)
                 for col in COLUMNS}
 
+    def premise_counts(self) -> dict[str, int]:
+        """Number of formalized rows whose premise report passed, failed or did not run."""
+        out = {"pass": 0, "fail": 0, NOT_RUN: 0}
+        for row in self.rows:
+            if row.premises is not None:
+                out[row.premises.status] = out.get(row.premises.status, 0) + 1
+        return out
+
     def not_run_reasons(self) -> list[tuple[str, str, list[str]]]:
         """(column, reason, ids) for every distinct reason a part did not run."""
         groups: dict[tuple[str, str], list[str]] = {}
@@ -242,7 +256,7 @@ verify OK (nothing failed)'
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON document (schema ``qkforms.verify/2``)."""
+        """The JSON document (schema ``qkforms.verify/3``)."""
         return {
             "schema": SCHEMA,
             "qkforms_version": self.qkforms_version,
@@ -264,6 +278,7 @@ verify OK (nothing failed)'
                     {"column": col, "reason": reason, "ids": ids}
                     for col, reason, ids in self.not_run_reasons()
                 ],
+                "premises": self.premise_counts(),
                 "failures": self.failures(),
                 "exit_status": self.exit_status,
                 "line": self.summary_line(),
@@ -321,6 +336,8 @@ def render_table(report: Report) -> str:
         out.extend(f"        {m}" for m in c.messages[:20])
         if len(c.messages) > 20:
             out.append(f"        ... and {len(c.messages) - 20} more")
+    out.extend(_module_lines(report))
+    out.extend(_premise_lines(report))
     reasons = report.not_run_reasons()
     if reasons:
         out.append("")
@@ -335,6 +352,47 @@ def render_table(report: Report) -> str:
     out.append("")
     out.append(report.summary_line())
     return "\n".join(out) + "\n"
+
+
+def _module_lines(report: Report) -> list[str]:
+    """The Lean build per module (only when ``lake`` ran)."""
+    modules = report.toolchain.get("modules") or []
+    if not modules:
+        return []
+    out = ["", "Lean build per module:"]
+    for m in modules:
+        label = {"built": "built", "failed": "FAILED"}.get(m["status"], m["status"])
+        line = f"  [{label}] {m['module']}"
+        if m["status"] != "built":
+            line += f": {m['detail']}"
+        out.append(line)
+        out.extend(f"        {e}" for e in m.get("errors", [])[1:])
+    return out
+
+
+def _premise_summary(p: PremiseOutcome) -> str:
+    groups: dict[str, int] = {}
+    for d in p.declarations:
+        for kind, names in d.premises.items():
+            groups[kind] = groups.get(kind, 0) + len(names)
+    parts = ", ".join(f"{k} {v}" for k, v in sorted(groups.items(), key=lambda kv: -kv[1]))
+    return p.detail + (f" ({parts} over its declarations)" if parts else "")
+
+
+def _premise_lines(report: Report) -> list[str]:
+    """One line per formalized result, or one line when no trace was read at all."""
+    rows = [r for r in report.rows if r.premises is not None]
+    if not rows:
+        return []
+    reasons = {r.premises.detail for r in rows if r.premises is not None}
+    if all(r.premises is not None and r.premises.status == NOT_RUN
+           and not r.premises.declarations for r in rows) and len(reasons) == 1:
+        return ["", f"premises (LeanDojo trace): not run ({reasons.pop()})"]
+    out = ["", "premises (LeanDojo trace):"]
+    for r in rows:
+        assert r.premises is not None
+        out.append(f"  {r.result.id}: {r.premises.status}: {_premise_summary(r.premises)}")
+    return out
 
 
 def _md(text: str) -> str:
@@ -371,6 +429,30 @@ def render_markdown(report: Report) -> str:
     for c in report.static:
         out.append(f"- **{c.name}** ({_md(c.description)}): " + ("ok" if c.passed else "FAIL"))
         out.extend(f"  - {_md(m)}" for m in c.messages)
+    modules = report.toolchain.get("modules") or []
+    if modules:
+        out += ["", "## Lean build per module", "", "| module | status | detail |",
+                "|---|---|---|"]
+        for m in modules:
+            detail = "<br>".join(_md(e) for e in m.get("errors", [])) or _md(m["detail"])
+            out.append(f"| `{m['module']}` | {m['status']} | {detail} |")
+    prem_rows = [r for r in report.rows if r.premises is not None]
+    one_reason = _premise_lines(report)
+    if len(one_reason) == 2 and one_reason[1].startswith("premises (LeanDojo trace): not run"):
+        reason = prem_rows[0].premises.detail if prem_rows[0].premises else ""
+        out += ["", "## Premises (LeanDojo trace)", "", f"Not run: {_md(reason)}"]
+        prem_rows = []
+    elif prem_rows:
+        out += ["", "## Premises (LeanDojo trace)", ""]
+    if prem_rows:
+        for row in prem_rows:
+            p = row.premises
+            assert p is not None
+            out.append(f"- `{row.result.id}`: {p.status}: {_md(p.detail)}")
+            for d in p.declarations:
+                for kind, names in d.premises.items():
+                    out.append(f"  - `{d.name}`, {_md(kind)}: "
+                               + ", ".join(f"`{n}`" for n in names))
     reasons = report.not_run_reasons()
     if reasons:
         out += ["", "## Not run", ""]
