@@ -131,7 +131,8 @@ HEADS: tuple[Column, ...] = (
            '(`--certify`: verified enclosures), `"exact"` (`--exact`: exact arithmetic), or '
            "null: undecided"),
     _dbl("signature_margin", "smallest `|λ|/err` over the reduced eigenvalues of S that are not "
-         "known zeros (float error model of `qkforms.gram`); decided in float when > 1"),
+         "known zeros (float error model of `qkforms.gram`; a property of the float "
+         "computation, not of the head alone); decided in float when > 1"),
     _int("n_uncertain", "reduced eigenvalues of S within their float error bound, beyond the "
          "known zeros (0 when decided in float)"),
     _int("n_live", "live head dimensions n′ (`q_i ≠ 0` and `k_i ≠ 0`, exact test): a dead "
