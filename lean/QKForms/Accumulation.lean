@@ -112,7 +112,8 @@ theorem negLobeOf_eq_sortedEntry_map {k : ℕ} {m : Multiset ℝ} (hm : Multiset
   first
   | (rw [hlen, Fin.val_rev]
      have e : k - ((j : ℕ) + 1) = k - 1 - (j : ℕ) := by omega
-     rw [e])
+     rw [e]
+     done)
   | (have e2 : ((Fin.rev j : Fin k) : ℕ) = (sortDesc m).length - 1 - (j : ℕ) := by
        rw [Fin.val_rev, hlen]
        omega
@@ -265,8 +266,9 @@ theorem frobSq_eq_sum_sq_lobes (hu : 0 < u) (hv : 0 < v) (hx : ∀ i, 0 < x i)
   -- `u x'`); the second rewrites with the same facts by `simp only`, wherever they match.
   -- closes by: the first branch (its closing `rfl` is syntactic) at the pin
   first
-  | rw [Multiset.map_add, Multiset.map_add, Multiset.sum_add, Multiset.sum_add, hz, add_zero,
-      sum_map_scaledSample, sum_map_scaledSample, sum_map_scaledSample, hneg]
+  | (rw [Multiset.map_add, Multiset.map_add, Multiset.sum_add, Multiset.sum_add, hz, add_zero,
+        sum_map_scaledSample, sum_map_scaledSample, sum_map_scaledSample, hneg]
+     done)
   | simp only [Multiset.map_add, Multiset.sum_add, hz, add_zero, sum_map_scaledSample, hneg]
 
 /-- The positive lobe is nonzero as soon as `n ≥ 1`. -/
