@@ -188,7 +188,8 @@ theorem norm_sq_toLp {k : ℕ} (v : Fin k → ℝ) :
   first
   | (refine Finset.sum_congr rfl fun j _ => ?_
      show ‖v j‖ ^ 2 = v j ^ 2
-     rw [Real.norm_eq_abs, sq_abs])
+     rw [Real.norm_eq_abs, sq_abs]
+     done)
   | simp [Real.norm_eq_abs, sq_abs]
 
 variable {ι : Type*} [Fintype ι] [DecidableEq ι]
