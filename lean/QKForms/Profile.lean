@@ -387,7 +387,8 @@ theorem profile_smul_of_pos {s : ℝ} (hs : 0 < s) (L : Matrix ι ι ℝ) :
   -- `simp only`, which applies them wherever they match.
   -- closes by: the first branch (its final `rfl` is syntactic) at the pin
   first
-  | rw [hF, hT, hB, hC, hD, key, key, key, mul_left_comm, key]
+  | (rw [hF, hT, hB, hC, hD, key, key, key, mul_left_comm, key]
+     done)
   | (rw [hF, hT, hB, hC, hD]
      simp only [key, mul_left_comm (2 : ℝ) (s ^ 2)])
 
