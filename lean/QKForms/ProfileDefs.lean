@@ -447,7 +447,8 @@ theorem spectral_real {S : Matrix ι ι ℝ} (hS : S.IsHermitian) :
     -- `RCLike.ofReal_real_eq_id` is proved by `rfl`, so `rfl` is a second proof
     -- closes by: the first branch (the `rw`s, closed by their `rfl`) at the pin
     first
-    | rw [RCLike.ofReal_real_eq_id, Function.id_comp]
+    | (rw [RCLike.ofReal_real_eq_id, Function.id_comp]
+       done)
     | rfl
   rw [← star_eigMat hS]
   -- `eigMat hS` is `↑hS.eigenvectorUnitary` by definition. The first branch rewrites the
