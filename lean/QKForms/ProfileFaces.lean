@@ -384,8 +384,9 @@ theorem commute_conj_diagonal {V : Matrix ι ι ℝ} (hV : Vᵀ * V = 1) (d₁ d
   -- second applies `congrArg` to the same function equation, with no pattern to find.
   -- closes by: the first branch (its closing `rfl` is syntactic) at the pin
   first
-  | rw [show (fun i => d₁ i * d₂ i) = (fun i => d₂ i * d₁ i) from
-      funext fun i => mul_comm (d₁ i) (d₂ i)]
+  | (rw [show (fun i => d₁ i * d₂ i) = (fun i => d₂ i * d₁ i) from
+        funext fun i => mul_comm (d₁ i) (d₂ i)]
+     done)
   | exact congrArg (fun f => V * diagonal f * Vᵀ) (funext fun i => mul_comm (d₁ i) (d₂ i))
 
 theorem symPart_eq_decompH_add_decompP (L : Matrix ι ι ℝ) :
@@ -416,7 +417,8 @@ theorem symPart_eq_decompH_add_decompP (L : Matrix ι ι ℝ) :
   -- branch ends with the spectral theorem as a term instead of a backward rewrite.
   -- closes by: the first branch at the pin
   first
-  | rw [← Matrix.add_mul, ← Matrix.mul_add, ← hd, ← spectral_real (symPart_isHermitian L)]
+  | (rw [← Matrix.add_mul, ← Matrix.mul_add, ← hd, ← spectral_real (symPart_isHermitian L)]
+     done)
   | (rw [← Matrix.add_mul, ← Matrix.mul_add, ← hd]
      exact spectral_real (symPart_isHermitian L))
 
