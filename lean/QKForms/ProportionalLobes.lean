@@ -619,8 +619,9 @@ theorem tendsto_sq_div_of_averages {x x' : ℕ → ℝ} (e : ℕ → ℝ) (he : 
           -- `ring` close `w * √c / √n = w * (√c / √n)`.
           -- closes by: the first branch (its closing `rfl` is syntactic) at the pin
           first
-          | rw [card_filter_scaledSample, card_filter_scaledSample, mul_div_assoc,
-              ← Real.sqrt_div' _ hn, ← sub_div, abs_div, abs_of_nonneg hn]
+          | (rw [card_filter_scaledSample, card_filter_scaledSample, mul_div_assoc,
+                ← Real.sqrt_div' _ hn, ← sub_div, abs_div, abs_of_nonneg hn]
+             done)
           | (rw [card_filter_scaledSample, card_filter_scaledSample, ← sub_div, abs_div,
                 abs_of_nonneg hn, Real.sqrt_div' _ hn]
              ring)
