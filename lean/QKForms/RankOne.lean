@@ -322,18 +322,21 @@ theorem sum_twoPoint_mul {i0 i1 : ι} (hne : i0 ≠ i1) (x y x' y' : ℝ) :
     · subst h0
       -- closes by: the first branch (`rw`, closed by its `rfl`) at the pin
       first
-      | rw [if_pos rfl, if_pos rfl, if_pos rfl, if_neg hne, add_zero]
+      | (rw [if_pos rfl, if_pos rfl, if_pos rfl, if_neg hne, add_zero]
+         done)
       | simp [hne]
     · by_cases h1 : j = i1
       · subst h1
         -- closes by: the first branch (`rw`, closed by its `rfl`) at the pin
         first
-        | rw [if_neg h0, if_neg h0, if_neg h0, if_pos rfl, if_pos rfl, if_pos rfl, zero_add]
+        | (rw [if_neg h0, if_neg h0, if_neg h0, if_pos rfl, if_pos rfl, if_pos rfl, zero_add]
+           done)
         | simp [h0]
       · -- closes by: the first branch (`rw`, then `norm_num` on `0 * 0 = 0 + 0`) at the pin
         first
         | (rw [if_neg h0, if_neg h0, if_neg h0, if_neg h1, if_neg h1, if_neg h1]
-           norm_num)
+           norm_num
+           done)
         | simp [h0, h1]
   rw [Finset.sum_congr rfl (fun j _ => h j), Finset.sum_add_distrib]
   -- `Finset.sum_ite_eq' : ∑ x ∈ s, ite (x = a) (b x) 0 = ite (a ∈ s) (b a) 0`
