@@ -104,9 +104,20 @@ theorem negLobeOf_eq_sortedEntry_map {k : ℕ} {m : Multiset ℝ} (hm : Multiset
   show max (-(sortDesc m).getD (Fin.rev j : ℕ) 0) 0
     = (sortDesc (m.map fun y => max (-y) 0)).getD (j : ℕ) 0
   rw [sortDesc_map_of_antitone hg m, getD_map_of_map_zero (f := fun y : ℝ => max (-y) 0) hg0,
-    getD_reverse_of_lt _ hj, hlen, Fin.val_rev]
-  have e : k - ((j : ℕ) + 1) = k - 1 - (j : ℕ) := by omega
-  rw [e]
+    getD_reverse_of_lt _ hj]
+  -- What remains is an equation of two indices, `↑(Fin.rev j)` and `length - 1 - ↑j`. The
+  -- first branch rewrites the goal into `k - (↑j + 1)` and `k - 1 - ↑j`; the second proves the
+  -- index equation on its own (`omega`) and rewrites with it once.
+  -- closes by: the first branch at the pin
+  first
+  | (rw [hlen, Fin.val_rev]
+     have e : k - ((j : ℕ) + 1) = k - 1 - (j : ℕ) := by omega
+     rw [e]
+     done)
+  | (have e2 : ((Fin.rev j : Fin k) : ℕ) = (sortDesc m).length - 1 - (j : ℕ) := by
+       rw [Fin.val_rev, hlen]
+       omega
+     rw [e2])
 
 /-! ### The spectrum of Theorem 5 -/
 
@@ -250,8 +261,15 @@ theorem frobSq_eq_sum_sq_lobes (hu : 0 < u) (hv : 0 < v) (hx : ∀ i, 0 < x i)
     Finset.sum_congr rfl fun i _ => by ring
   rw [hα, hβ, frobSq_eq_sum_sq_eigs hH, heig]
   unfold accumulationSpectrum
-  rw [Multiset.map_add, Multiset.map_add, Multiset.sum_add, Multiset.sum_add, hz, add_zero,
-    sum_map_scaledSample, sum_map_scaledSample, sum_map_scaledSample, hneg]
+  -- The first branch depends on the number and order of the instances each `rw` finds (two
+  -- `map_add`, two `sum_add`, three `sum_map_scaledSample`: `v x` on both sides, `-u x'`,
+  -- `u x'`); the second rewrites with the same facts by `simp only`, wherever they match.
+  -- closes by: the first branch (its closing `rfl` is syntactic) at the pin
+  first
+  | (rw [Multiset.map_add, Multiset.map_add, Multiset.sum_add, Multiset.sum_add, hz, add_zero,
+        sum_map_scaledSample, sum_map_scaledSample, sum_map_scaledSample, hneg]
+     done)
+  | simp only [Multiset.map_add, Multiset.sum_add, hz, add_zero, sum_map_scaledSample, hneg]
 
 /-- The positive lobe is nonzero as soon as `n ≥ 1`. -/
 theorem l2_posLobeOf_pos (hv : 0 < v) (hu : 0 < u) (hx : ∀ i, 0 < x i) (hx' : ∀ i, 0 < x' i)
@@ -558,8 +576,13 @@ theorem strictAntiOn_edgeB : StrictAntiOn (fun ρ : ℝ => 2 * ρ / (1 + ρ ^ 2)
 theorem continuous_edgeB : Continuous (fun ρ : ℝ => 2 * ρ / (1 + ρ ^ 2)) := by
   have hf : Continuous (fun ρ : ℝ => 2 * ρ) := by fun_prop
   have hg : Continuous (fun ρ : ℝ => 1 + ρ ^ 2) := by fun_prop
-  -- `Continuous.div` (Mathlib/Topology/Algebra/GroupWithZero.lean) concludes `Continuous (f / g)`
-  exact hf.div hg fun ρ => by positivity
+  -- `Continuous.div` (Mathlib/Topology/Algebra/GroupWithZero.lean) concludes `Continuous (f / g)`.
+  -- The second branch states the nonvanishing goal explicitly (no beta-redex left for
+  -- `positivity` to see through).
+  -- closes by: the first branch at the pin
+  first
+  | exact hf.div hg fun ρ => by positivity
+  | exact hf.div hg fun ρ => (by positivity : (1 : ℝ) + ρ ^ 2 ≠ 0)
 
 /-- Every `b ∈ (0, 1]` is `2ρ/(1+ρ²)` for some `ρ ∈ (0, 1]` (intermediate value theorem). -/
 theorem exists_edgeB_eq {b : ℝ} (hb : b ∈ Set.Ioc (0 : ℝ) 1) :

@@ -184,11 +184,17 @@ eigenvalue function `hA.eigenvalues`. Uses `Matrix.IsHermitian.roots_charpoly_eq
 whose statement carries `RCLike.ofReal ∘ hA.eigenvalues`; for `𝕜 = ℝ` the map `RCLike.ofReal` is
 the identity by definition (`RCLike.ofReal_real_eq_id` is proved by `rfl`). -/
 theorem eigs_eq_map_eigenvalues {A : Matrix ι ι ℝ} (hA : A.IsHermitian) :
-    eigs A = Multiset.map hA.eigenvalues Finset.univ.val :=
+    eigs A = Multiset.map hA.eigenvalues Finset.univ.val := by
   -- `eigs A` unfolds to `A.charpoly.roots`, and `RCLike.ofReal ∘ hA.eigenvalues` is
   -- `hA.eigenvalues` by definition for `𝕜 = ℝ`: the statement of Mathlib's lemma is ours up to
-  -- `rfl`, so no rewriting is needed (a `rw` here could close the goal by itself).
-  hA.roots_charpoly_eq_eigenvalues
+  -- definitional unfolding, which `exact` checks. The second branch makes the two steps
+  -- explicit (`RCLike.ofReal_real_eq_id`, then `Function.id_comp`), for the case where the
+  -- unifier does not unfold `RCLike.ofReal`; `simpa` either closes the goal or fails.
+  -- closes by: the first branch (`exact`, up to definitional unfolding) at the pin
+  first
+  | exact hA.roots_charpoly_eq_eigenvalues
+  | simpa only [eigs, RCLike.ofReal_real_eq_id, Function.id_comp] using
+      hA.roots_charpoly_eq_eigenvalues
 
 /-- A Hermitian real matrix has `Fintype.card ι` eigenvalues with multiplicity. -/
 theorem card_eigs_of_isHermitian {A : Matrix ι ι ℝ} (hA : A.IsHermitian) :
@@ -203,7 +209,13 @@ theorem card_filter_eigs {A : Matrix ι ι ℝ} (hA : A.IsHermitian) (p : ℝ �
     Multiset.card ((eigs A).filter p) =
       (Finset.univ.filter fun i => p (hA.eigenvalues i)).card := by
   rw [eigs_eq_map_eigenvalues hA, Multiset.filter_map, Multiset.card_map]
-  rfl
+  -- `Finset.card (Finset.filter q univ)` is `Multiset.card (Multiset.filter q univ.val)` by the
+  -- definitions of `Finset.card` and `Finset.filter`, and `p ∘ f` is `fun i => p (f i)`. The
+  -- second branch unfolds exactly these three definitions by name.
+  -- closes by: the first branch (`rfl`) at the pin
+  first
+  | rfl
+  | simp only [Finset.card, Finset.filter, Function.comp_def]
 
 theorem nPos_eq_card_filter {A : Matrix ι ι ℝ} (hA : A.IsHermitian) :
     nPos A = (Finset.univ.filter fun i => 0 < hA.eigenvalues i).card :=

@@ -210,7 +210,11 @@ theorem abs_sum_sq_sub_le {ρ : ℝ} (hρ : 0 ≤ ρ) (α β : ι → ℝ) :
   have h4 := mul_le_mul_of_nonneg_left h3 hρ
   have h5 := mul_le_mul_of_nonneg_left h2 hρ
   rw [abs_le]
-  constructor <;> nlinarith [h4, h5, hE]
+  -- both goals are linear in the monomials `ρ * ⟨α, β - ρα⟩`, `ρ * (‖α‖ * ‖β - ρα‖)` and
+  -- `‖β - ρα‖ ^ 2` given `h4`, `h5`, `hE`; `nlinarith` only adds products to what `linarith`
+  -- gets, so it is the fallback
+  -- closes by: `linarith` in both goals at the pin
+  constructor <;> first | linarith [h4, h5, hE] | nlinarith [h4, h5, hE]
 
 /-- Multiplicative form of the third estimate: for `α ≥ 0`,
 `|‖(α - β)₊‖ - (1 - ρ)₊ ‖α‖| ≤ ‖β - ρα‖`. -/
@@ -490,21 +494,61 @@ namespace Sorting
 /-- `(l.map f)[j] = f (l[j])` for `getD` with default `0`, when `f 0 = 0`. -/
 theorem getD_map_of_map_zero {f : ℝ → ℝ} (hf : f 0 = 0) :
     ∀ (l : List ℝ) (j : ℕ), (l.map f).getD j 0 = f (l.getD j 0)
-  | [], j => by simp [hf]
-  | a :: l, 0 => by simp
-  | a :: l, j + 1 => by simpa using getD_map_of_map_zero hf l j
+  -- In this lemma and the two after it, the second branch of each case is definitional:
+  -- `List.map`, `List.replicate`, `++` and `List.getD` compute on `[]`, `a :: l` and the
+  -- patterns `0`, `j + 1`, so each case is `rfl`, `hf.symm` or the recursive call up to
+  -- unfolding (checked by `exact`). `(simp …; done)` fails instead of leaving a goal.
+  | [], j => by
+      -- closes by: the first branch (`simp`) at the pin
+      first
+      | (simp [hf]; done)
+      | exact hf.symm
+  | a :: l, 0 => by
+      -- closes by: the first branch (`simp`) at the pin
+      first
+      | (simp; done)
+      | rfl
+  | a :: l, j + 1 => by
+      -- closes by: the first branch (`simpa`) at the pin
+      first
+      | simpa using getD_map_of_map_zero hf l j
+      | exact getD_map_of_map_zero hf l j
 
 theorem getD_replicate_zero : ∀ (k j : ℕ), (List.replicate k (0 : ℝ)).getD j 0 = 0
-  | 0, j => by simp
-  | k + 1, 0 => by simp [List.replicate_succ]
-  | k + 1, j + 1 => by simpa [List.replicate_succ] using getD_replicate_zero k j
+  | 0, j => by
+      -- closes by: the first branch (`simp`) at the pin
+      first
+      | (simp; done)
+      | rfl
+  | k + 1, 0 => by
+      -- closes by: the first branch (`simp`) at the pin
+      first
+      | (simp [List.replicate_succ]; done)
+      | rfl
+  | k + 1, j + 1 => by
+      -- closes by: the first branch (`simpa`) at the pin
+      first
+      | simpa [List.replicate_succ] using getD_replicate_zero k j
+      | exact getD_replicate_zero k j
 
 /-- Appending zeros does not change the `getD`-entries (default `0`). -/
 theorem getD_append_replicate_zero :
     ∀ (l : List ℝ) (k j : ℕ), (l ++ List.replicate k 0).getD j 0 = l.getD j 0
-  | [], k, j => by simpa using getD_replicate_zero k j
-  | a :: l, k, 0 => by simp
-  | a :: l, k, j + 1 => by simpa using getD_append_replicate_zero l k j
+  | [], k, j => by
+      -- closes by: the first branch (`simpa`) at the pin
+      first
+      | simpa using getD_replicate_zero k j
+      | exact getD_replicate_zero k j
+  | a :: l, k, 0 => by
+      -- closes by: the first branch (`simp`) at the pin
+      first
+      | (simp; done)
+      | rfl
+  | a :: l, k, j + 1 => by
+      -- closes by: the first branch (`simpa`) at the pin
+      first
+      | simpa using getD_append_replicate_zero l k j
+      | exact getD_append_replicate_zero l k j
 
 /-- Entries of a reversed list (core lemmas `List.getD_eq_getElem?_getD`,
 `List.getElem?_reverse`, Init/Data/List/Lemmas.lean). -/
@@ -635,14 +679,28 @@ theorem sampleLobe_nonneg {c : ℝ} {x : ℕ → ℝ} (hc : 0 < c) (hx : ∀ i, 
   -- the sorted entries are elements of the multiset, or `0` past the end
   have hmem : ∀ (l : List ℝ) (k : ℕ), (∀ y ∈ l, 0 ≤ y) → 0 ≤ l.getD k 0 := by
     intro l
+    -- second branches: `[].getD k 0` is `0`, and `(a :: l).getD` computes on `0` and `k + 1`,
+    -- so `exact` takes the same terms up to unfolding
     induction l with
-    | nil => intro k _; simp
+    | nil =>
+      intro k _
+      -- closes by: the first branch (`simp`) at the pin
+      first
+      | (simp; done)
+      | exact le_rfl
     | cons a l ih =>
       intro k hl
       cases k with
-      | zero => simpa using hl a (List.mem_cons_self ..)
+      | zero =>
+        -- closes by: the first branch (`simpa`) at the pin
+        first
+        | simpa using hl a (List.mem_cons_self ..)
+        | exact hl a (List.mem_cons_self ..)
       | succ k =>
-        simpa using ih k fun y hy => hl y (List.mem_cons_of_mem a hy)
+        -- closes by: the first branch (`simpa`) at the pin
+        first
+        | simpa using ih k fun y hy => hl y (List.mem_cons_of_mem a hy)
+        | exact ih k fun y hy => hl y (List.mem_cons_of_mem a hy)
   show 0 ≤ (sortDesc (scaledSample c x n)).getD (j : ℕ) 0
   apply hmem
   intro y hy

@@ -182,9 +182,15 @@ coordinates of `WithLp.toLp 2 v` are those of `v` by definition (`PiLp.toLp_appl
 theorem norm_sq_toLp {k : ℕ} (v : Fin k → ℝ) :
     ‖(WithLp.toLp 2 v : EuclideanSpace ℝ (Fin k))‖ ^ 2 = ∑ j, v j ^ 2 := by
   rw [EuclideanSpace.norm_sq_eq]
-  refine Finset.sum_congr rfl fun j _ => ?_
-  show ‖v j‖ ^ 2 = v j ^ 2
-  rw [Real.norm_eq_abs, sq_abs]
+  -- the second branch is the idiom of the public formalization that builds at the pin
+  -- (`simp` with `Real.norm_eq_abs` and `sq_abs` after `EuclideanSpace.norm_sq_eq`)
+  -- closes by: the first branch (termwise `show`, then `rw`) at the pin
+  first
+  | (refine Finset.sum_congr rfl fun j _ => ?_
+     show ‖v j‖ ^ 2 = v j ^ 2
+     rw [Real.norm_eq_abs, sq_abs]
+     done)
+  | simp [Real.norm_eq_abs, sq_abs]
 
 variable {ι : Type*} [Fintype ι] [DecidableEq ι]
 
@@ -252,18 +258,30 @@ theorem pairingScoreSym_eq_pairingScore {S : Matrix ι ι ℝ} (hS : S.IsHermiti
   have h := frobSq_eq_norm_sq_posLobeVec_add_norm_sq_negLobeVec hS
   -- unfold both sides (by `show`, i.e. up to definitional unfolding, which also identifies the
   -- instance paths of `‖·‖` and `-` on `EuclideanSpace`); they differ only in the denominator
-  show 1 - ‖posLobeVec S - negLobeVec S‖ / Real.sqrt (frobSq S) =
-    1 - ‖posLobeVec S - negLobeVec S‖ / Real.sqrt (‖posLobeVec S‖ ^ 2 + ‖negLobeVec S‖ ^ 2)
-  rw [h]
+  -- The second branch is one term, `congrArg` of the denominator equation, checked by `exact`
+  -- up to the same unfolding.
+  -- closes by: the first branch (`show`, then `rw [h]`, whose `rfl` is syntactic) at the pin
+  first
+  | (show 1 - ‖posLobeVec S - negLobeVec S‖ / Real.sqrt (frobSq S) =
+        1 - ‖posLobeVec S - negLobeVec S‖ / Real.sqrt (‖posLobeVec S‖ ^ 2 + ‖negLobeVec S‖ ^ 2)
+     rw [h]
+     done)
+  | exact congrArg (fun F => 1 - ‖posLobeVec S - negLobeVec S‖ / Real.sqrt F) h
 
 /-- **Lemma 2 of the paper** (closed form): for a real symmetric `S` with `λ₊ ≠ 0`,
 `𝒫(S) = 1 - sqrt(1 - 2⟨λ₊, λ₋⟩ / ‖S‖_F²)`. [qkforms:lemma2] -/
 theorem pairingScoreSym_eq_one_sub_sqrt {S : Matrix ι ι ℝ} (hS : S.IsHermitian)
     (hpos : posLobeVec S ≠ 0) :
     pairingScoreSym S = 1 - Real.sqrt (1 - 2 * ⟪posLobeVec S, negLobeVec S⟫_ℝ / frobSq S) := by
-  rw [pairingScoreSym_eq_pairingScore hS,
-    frobSq_eq_norm_sq_posLobeVec_add_norm_sq_negLobeVec hS]
-  exact pairingScore_eq_one_sub_sqrt hpos
+  -- closes by: the first branch (two rewrites, then `exact` up to the instance paths of `‖·‖`)
+  -- at the pin; the second chains the same three facts with `Eq.trans`, rewriting nothing
+  first
+  | (rw [pairingScoreSym_eq_pairingScore hS,
+        frobSq_eq_norm_sq_posLobeVec_add_norm_sq_negLobeVec hS]
+     exact pairingScore_eq_one_sub_sqrt hpos)
+  | exact (pairingScoreSym_eq_pairingScore hS).trans ((pairingScore_eq_one_sub_sqrt hpos).trans
+      (congrArg (fun F => 1 - Real.sqrt (1 - 2 * ⟪posLobeVec S, negLobeVec S⟫_ℝ / F))
+        (frobSq_eq_norm_sq_posLobeVec_add_norm_sq_negLobeVec hS)).symm)
 
 /-- **Lemma 2 of the paper** (pairing bound): for a real symmetric `S` with `λ₊ ≠ 0` and
 `ρ = ‖λ₋‖ / ‖λ₊‖`, `𝒫(S) ≤ 1 - |1 - ρ| / sqrt(1 + ρ²)`. [qkforms:lemma2] -/

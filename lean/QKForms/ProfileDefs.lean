@@ -74,15 +74,25 @@ noncomputable def sortedEntry (m : Multiset ℝ) (j : ℕ) : ℝ := (sortDesc m)
 theorem coe_sortDesc (m : Multiset ℝ) : ((sortDesc m : List ℝ) : Multiset ℝ) = m := by
   unfold sortDesc
   -- `Multiset.sort_eq : ↑(sort s r) = s` (Mathlib/Data/Multiset/Sort.lean); both explicit
-  -- arguments are found by unification (their order changed in 2025).
-  exact Multiset.sort_eq _ _
+  -- arguments are found by unification (their order changed in 2025). `..` supplies every
+  -- explicit argument as `_`, whatever their number; the second branch rewrites with the lemma
+  -- and needs no arguments at all.
+  -- closes by: the first branch at the pin
+  first
+  | exact Multiset.sort_eq ..
+  | simp only [Multiset.sort_eq]
 
 /-- The decreasing sort is sorted. -/
 theorem pairwise_sortDesc (m : Multiset ℝ) : (sortDesc m).Pairwise (· ≥ ·) := by
   unfold sortDesc
   -- `Multiset.pairwise_sort : (sort s r).Pairwise r` (Mathlib/Data/Multiset/Sort.lean; the name
-  -- since 2025-10, when `sort_sorted` was deprecated).
-  exact Multiset.pairwise_sort _ _
+  -- since 2025-10, when `sort_sorted` was deprecated). `..` as in `coe_sortDesc`; the second
+  -- branch is the earlier name (a deprecated alias of the same lemma at the pin; before
+  -- 2025-10 it concluded `List.Sorted`, which unfolds to `List.Pairwise`).
+  -- closes by: the first branch at the pin
+  first
+  | exact Multiset.pairwise_sort ..
+  | exact Multiset.sort_sorted ..
 
 theorem length_sortDesc (m : Multiset ℝ) : (sortDesc m).length = Multiset.card m := by
   rw [← Multiset.coe_card, coe_sortDesc]
@@ -133,10 +143,14 @@ theorem getD_ofFn_fin {k : ℕ} (μ : Fin k → ℝ) (j : Fin k) :
     exact j.isLt
   -- `List.getD_eq_getElem?_getD`, `List.getElem?_eq_getElem`, `Option.getD_some`,
   -- `List.getElem_ofFn` (core). What remains is `μ ⟨↑j, _⟩ = μ j` (structure eta), which the
-  -- `rfl` of `rw` may already close; `all_goals rfl` closes it otherwise.
-  rw [List.getD_eq_getElem?_getD, List.getElem?_eq_getElem hj, Option.getD_some,
-    List.getElem_ofFn]
-  all_goals rfl
+  -- `rfl` of `rw` may already close; `all_goals rfl` closes it otherwise. The second branch
+  -- leaves the chain to the core `simp` set (all four lemmas are `@[simp]`), with `hj`.
+  -- closes by: the first branch at the pin
+  first
+  | (rw [List.getD_eq_getElem?_getD, List.getElem?_eq_getElem hj, Option.getD_some,
+        List.getElem_ofFn]
+     all_goals rfl)
+  | simp [hj]
 
 /-- The sorted entries in terms of an antitone enumeration. -/
 theorem sortedEntry_eq_of_antitone {k : ℕ} (μ : Fin k → ℝ) (hμ : Antitone μ) {m : Multiset ℝ}
@@ -376,9 +390,19 @@ theorem eigs_diagonal (d : ι → ℝ) : eigs (diagonal d) = Multiset.map d Fins
   unfold eigs
   -- `Matrix.charpoly_diagonal` (Mathlib/LinearAlgebra/Matrix/Charpoly/Basic.lean),
   -- `Polynomial.roots_multiset_prod_X_sub_C` (Mathlib/Algebra/Polynomial/Roots.lean)
-  rw [Matrix.charpoly_diagonal, Finset.prod_eq_multiset_prod,
-    ← Polynomial.roots_multiset_prod_X_sub_C (Multiset.map d Finset.univ.val), Multiset.map_map]
-  all_goals rfl
+  -- The second branch uses Mathlib's lemma forwards, as a hypothesis put in the goal's form by
+  -- `Multiset.map_map`, instead of rewriting the goal's right side backwards; its `exact`
+  -- matches `(fun a => X - C a) ∘ d` with `fun i => X - C (d i)` up to unfolding.
+  -- closes by: the first branch at the pin
+  first
+  | (rw [Matrix.charpoly_diagonal, Finset.prod_eq_multiset_prod,
+        ← Polynomial.roots_multiset_prod_X_sub_C (Multiset.map d Finset.univ.val),
+        Multiset.map_map]
+     all_goals rfl)
+  | (have h := Polynomial.roots_multiset_prod_X_sub_C (Multiset.map d Finset.univ.val)
+     rw [Multiset.map_map] at h
+     rw [Matrix.charpoly_diagonal, Finset.prod_eq_multiset_prod]
+     exact h)
 
 /-- The eigenvalues of `V diag(d) Vᵀ`, `V` orthogonal, are the entries of `d`. -/
 theorem eigs_conj_diagonal {V : Matrix ι ι ℝ} (hV : Vᵀ * V = 1) (d : ι → ℝ) :
@@ -420,11 +444,21 @@ theorem spectral_real {S : Matrix ι ι ℝ} (hS : S.IsHermitian) :
   rw [Unitary.conjStarAlgAut_apply] at h
   -- `RCLike.ofReal_real_eq_id : @RCLike.ofReal ℝ _ = id` (Mathlib/Analysis/RCLike/Basic.lean)
   have hd : (RCLike.ofReal ∘ hS.eigenvalues : ι → ℝ) = hS.eigenvalues := by
-    rw [RCLike.ofReal_real_eq_id, Function.id_comp]
-  rw [hd] at h
+    -- `RCLike.ofReal_real_eq_id` is proved by `rfl`, so `rfl` is a second proof
+    -- closes by: the first branch (the `rw`s, closed by their `rfl`) at the pin
+    first
+    | (rw [RCLike.ofReal_real_eq_id, Function.id_comp]
+       done)
+    | rfl
   rw [← star_eigMat hS]
-  -- `eigMat hS` is `↑hS.eigenvectorUnitary` by definition
-  exact h
+  -- `eigMat hS` is `↑hS.eigenvectorUnitary` by definition. The first branch rewrites the
+  -- diagonal with `hd` (which needs `RCLike.ofReal ∘ hS.eigenvalues` to occur in `h` as in
+  -- Mathlib's statement); the second is `exact h` up to the unfolding that proves `hd`.
+  -- closes by: the first branch at the pin
+  first
+  | (rw [hd] at h
+     exact h)
+  | exact h
 
 /-- For a symmetric real matrix, `‖S‖² = ∑ i, λ_i²`. -/
 theorem frobSq_eq_sum_sq_eigenvalues {S : Matrix ι ι ℝ} (hS : S.IsHermitian) :
@@ -442,9 +476,14 @@ theorem frobSq_eq_sum_sq_eigs {S : Matrix ι ι ℝ} (hS : S.IsHermitian) :
 /-- Reindexing the values of a function by an equivalence does not change their multiset. -/
 theorem map_univ_val_comp_equiv {α β : Type*} [Fintype α] [Fintype β] (e : α ≃ β)
     (f : β → ℝ) : Multiset.map (f ∘ e) Finset.univ.val = Multiset.map f Finset.univ.val := by
-  -- `Finset.map_univ_equiv`, `Finset.map_val`, `Multiset.map_map`
-  conv_rhs => rw [← Finset.map_univ_equiv e, Finset.map_val, Multiset.map_map]
-  all_goals rfl
+  -- `Finset.map_univ_equiv`, `Finset.map_val`, `Multiset.map_map`. The second branch uses
+  -- `Multiset.map_univ_val_equiv : map e univ.val = univ.val` (Mathlib/Data/Fintype/Basic.lean)
+  -- after splitting `f ∘ e` with `Multiset.map_map` backwards; its closing `rfl` is syntactic.
+  -- closes by: the first branch at the pin
+  first
+  | (conv_rhs => rw [← Finset.map_univ_equiv e, Finset.map_val, Multiset.map_map]
+     all_goals rfl)
+  | rw [← Multiset.map_map f e, Multiset.map_univ_val_equiv e]
 
 /-- The equivalence `Fin N ≃ ι` through which Mathlib indexes the eigenvalues
 (`Matrix.IsHermitian.eigenvalues`, Mathlib/Analysis/Matrix/Spectrum.lean). -/

@@ -379,8 +379,15 @@ theorem commute_conj_diagonal {V : Matrix ι ι ℝ} (hV : Vᵀ * V = 1) (d₁ d
           rw [hV, Matrix.mul_one, Matrix.mul_assoc V (diagonal a), diagonal_mul_diagonal]
   show (V * diagonal d₁ * Vᵀ) * (V * diagonal d₂ * Vᵀ) =
     (V * diagonal d₂ * Vᵀ) * (V * diagonal d₁ * Vᵀ)
-  rw [key, key, show (fun i => d₁ i * d₂ i) = (fun i => d₂ i * d₁ i) from
-    funext fun i => mul_comm (d₁ i) (d₂ i)]
+  rw [key, key]
+  -- The first branch rewrites the function `fun i => d₁ i * d₂ i` (a lambda pattern); the
+  -- second applies `congrArg` to the same function equation, with no pattern to find.
+  -- closes by: the first branch (its closing `rfl` is syntactic) at the pin
+  first
+  | (rw [show (fun i => d₁ i * d₂ i) = (fun i => d₂ i * d₁ i) from
+        funext fun i => mul_comm (d₁ i) (d₂ i)]
+     done)
+  | exact congrArg (fun f => V * diagonal f * Vᵀ) (funext fun i => mul_comm (d₁ i) (d₂ i))
 
 theorem symPart_eq_decompH_add_decompP (L : Matrix ι ι ℝ) :
     symPart L = decompH L + decompP L := by
@@ -389,17 +396,31 @@ theorem symPart_eq_decompH_add_decompP (L : Matrix ι ι ℝ) :
     intro i
     rw [eigenvalues_eq_eigenvalues₀]
     unfold hEig pEig
-    rw [posLobe_eq_eigenvalues₀, negLobe_eq_eigenvalues₀, negLobe_eq_eigenvalues₀, Fin.rev_rev]
     have h := max_sub_max_neg ((symPart_isHermitian L).eigenvalues₀ ((eigIndexEquiv ι).symm i))
-    linarith
+    -- The first branch rewrites the three lobe values one instance at a time (the two
+    -- `negLobe_eq_eigenvalues₀` at the indices `k` and `Fin.rev k`, in the order `rw` finds
+    -- them); the second rewrites them all by `simp only`. `linarith` ends both.
+    -- closes by: the first branch at the pin
+    first
+    | (rw [posLobe_eq_eigenvalues₀, negLobe_eq_eigenvalues₀, negLobe_eq_eigenvalues₀,
+          Fin.rev_rev]
+       linarith)
+    | (simp only [posLobe_eq_eigenvalues₀, negLobe_eq_eigenvalues₀, Fin.rev_rev]
+       linarith)
   have hd : diagonal (symPart_isHermitian L).eigenvalues =
       diagonal (fun i => hEig L ((eigIndexEquiv ι).symm i)) +
         diagonal (fun i => pEig L ((eigIndexEquiv ι).symm i)) := by
     rw [diagonal_add]
     exact congrArg diagonal (funext hpt)
   unfold decompH decompP
-  -- `V Dh Vᵀ + V Dp Vᵀ = (V Dh + V Dp) Vᵀ = V (Dh + Dp) Vᵀ = V diag(λ) Vᵀ = S`
-  rw [← Matrix.add_mul, ← Matrix.mul_add, ← hd, ← spectral_real (symPart_isHermitian L)]
+  -- `V Dh Vᵀ + V Dp Vᵀ = (V Dh + V Dp) Vᵀ = V (Dh + Dp) Vᵀ = V diag(λ) Vᵀ = S`. The second
+  -- branch ends with the spectral theorem as a term instead of a backward rewrite.
+  -- closes by: the first branch at the pin
+  first
+  | (rw [← Matrix.add_mul, ← Matrix.mul_add, ← hd, ← spectral_real (symPart_isHermitian L)]
+     done)
+  | (rw [← Matrix.add_mul, ← Matrix.mul_add, ← hd]
+     exact spectral_real (symPart_isHermitian L))
 
 theorem decompH_transpose (L : Matrix ι ι ℝ) : (decompH L)ᵀ = decompH L := by
   unfold decompH

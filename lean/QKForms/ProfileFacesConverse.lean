@@ -106,8 +106,12 @@ theorem card_add_card_le_of_orthonormal {U : Matrix ι κ ℝ} {W : Matrix ι κ
   have hκ : Module.finrank ℝ (κ → ℝ) = Fintype.card κ := Module.finrank_pi ℝ
   have hκ' : Module.finrank ℝ (κ' → ℝ) = Fintype.card κ' := Module.finrank_pi ℝ
   have hι : Module.finrank ℝ (ι → ℝ) = Fintype.card ι := Module.finrank_pi ℝ
-  rw [hprod, hκ, hκ', hι] at h2
-  exact h2
+  -- closes by: the first branch at the pin; the second leaves the four equations and `h2` to
+  -- `omega` (linear over the atoms `finrank …` and `Fintype.card …`), rewriting nothing
+  first
+  | (rw [hprod, hκ, hκ', hι] at h2
+     exact h2)
+  | omega
 
 /-- A weighted sum of squares with positive weights is nonpositive only at `0`. -/
 theorem eq_zero_of_sum_mul_sq_nonpos {c x : κ → ℝ} (hc : ∀ j, 0 < c j)
@@ -189,9 +193,16 @@ theorem card_add_card_le_of_dotProduct_le
     have hn := mulVec_dotProduct_self_of_orthonormal (eigenCols_transpose_mul_self hA pA) x
     rw [hxy, mulVec_dotProduct_self_of_orthonormal (eigenCols_transpose_mul_self hB pB) y,
       dotProduct_self_eq_sum_sq, dotProduct_self_eq_sum_sq] at hn
-    -- `hn : ∑ y_j² = ∑ x_j²`, `hle : ∑ λ_A x_j² ≤ ∑ λ_B y_j²`
-    rw [sum_sub_mul_sq, sum_sub_mul_sq, hn]
-    linarith
+    -- `hn : ∑ y_j² = ∑ x_j²`, `hle : ∑ λ_A x_j² ≤ ∑ λ_B y_j²`. The first branch lets `rw`
+    -- find both instances of `sum_sub_mul_sq` by higher-order unification; the second names
+    -- them, so that each left side is a closed term.
+    -- closes by: the first branch at the pin
+    first
+    | (rw [sum_sub_mul_sq, sum_sub_mul_sq, hn]
+       linarith)
+    | (rw [sum_sub_mul_sq (fun j => hA.eigenvalues j.1) x t,
+          sum_sub_mul_sq (fun j => hB.eigenvalues j.1) y t, hn]
+       linarith)
   exact card_add_card_le_of_quadratic (eigenCols_transpose_mul_self hB pB)
     (fun j => hA.eigenvalues j.1 - t) (fun j => hB.eigenvalues j.1 - t)
     (fun j => sub_pos.2 (hpA j.1 j.2)) (fun j => sub_nonpos.2 (hpB j.1 j.2)) hq
@@ -217,9 +228,15 @@ theorem card_add_card_le_of_dotProduct_le'
     have hn := mulVec_dotProduct_self_of_orthonormal (eigenCols_transpose_mul_self hB pB) x
     rw [hxy, mulVec_dotProduct_self_of_orthonormal (eigenCols_transpose_mul_self hA pA) y,
       dotProduct_self_eq_sum_sq, dotProduct_self_eq_sum_sq] at hn
-    -- `hn : ∑ y_j² = ∑ x_j²`, `hle : ∑ λ_A y_j² ≤ ∑ λ_B x_j²`
-    rw [sum_sub_mul_sq', sum_sub_mul_sq', hn]
-    linarith
+    -- `hn : ∑ y_j² = ∑ x_j²`, `hle : ∑ λ_A y_j² ≤ ∑ λ_B x_j²`. Second branch: the two
+    -- instances of `sum_sub_mul_sq'` named, as in `card_add_card_le_of_dotProduct_le`.
+    -- closes by: the first branch at the pin
+    first
+    | (rw [sum_sub_mul_sq', sum_sub_mul_sq', hn]
+       linarith)
+    | (rw [sum_sub_mul_sq' (fun j => hB.eigenvalues j.1) x t,
+          sum_sub_mul_sq' (fun j => hA.eigenvalues j.1) y t, hn]
+       linarith)
   exact card_add_card_le_of_quadratic (eigenCols_transpose_mul_self hA pA)
     (fun j => t - hB.eigenvalues j.1) (fun j => t - hA.eigenvalues j.1)
     (fun j => sub_pos.2 (hpB j.1 j.2)) (fun j => sub_nonpos.2 (hpA j.1 j.2)) hq
@@ -318,7 +335,11 @@ theorem card_filter_eigs_lt_neg_le {S H P : Matrix ι ι ℝ} (hS : S.IsHermitia
   -- `#{λ(H) < -t} = #{λ(H) > t}`
   have f3 : Multiset.card ((eigs H).filter (· < -t)) =
       Multiset.card ((eigs H).filter (t < ·)) := card_filter_lt_neg_eq_of_eigs_neg hH hHneg t
-  omega
+  -- linear over the eight cardinalities, each stated above with the same elaborated term
+  -- closes by: `omega` at the pin (`linarith`, which also reads `ℕ` hypotheses, as fallback)
+  first
+  | omega
+  | linarith
 
 end Counting
 
@@ -349,11 +370,20 @@ theorem false_of_card_le_of_antitone {N : ℕ} (μ : Fin N → ℝ) (hμ : Antit
     linarith
   have h3 := Finset.card_le_card h1
   have h4 := Finset.card_le_card h2
-  -- `Fin.card_Ici`, `Fin.card_Iio` (Mathlib/Order/Interval/Finset/Fin.lean), `Fin.val_rev` (core)
-  rw [Fin.card_Ici, Fin.val_rev] at h3
-  rw [Fin.card_Iio] at h4
-  have hjN := j.isLt
-  omega
+  -- `Fin.card_Ici`, `Fin.card_Iio` (Mathlib/Order/Interval/Finset/Fin.lean), `Fin.val_rev` (core).
+  -- The second branch states the three equations as hypotheses for `omega` instead of
+  -- rewriting `h3` and `h4` (no pattern needs to occur as written).
+  -- closes by: the first branch at the pin
+  first
+  | (rw [Fin.card_Ici, Fin.val_rev] at h3
+     rw [Fin.card_Iio] at h4
+     have hjN := j.isLt
+     omega)
+  | (have e3 := Fin.card_Ici (Fin.rev j)
+     have e4 := Fin.card_Iio j
+     have e5 := Fin.val_rev j
+     have hjN := j.isLt
+     omega)
 
 /-- Lobes of a multiset of eigenvalues: if for every `t` there are at most as many values below
 `-t` as above `t`, then `β ≤ α` coordinatewise. -/

@@ -613,8 +613,18 @@ theorem tendsto_sq_div_of_averages {x x' : ℕ → ℝ} (e : ℕ → ℝ) (he : 
           rw [add_div, add_div, Finset.sum_div, ← Real.sqrt_div' _ hn, ← Real.sqrt_div' _ hn]
           congr 1
           refine Finset.sum_congr rfl fun k _ => ?_
-          rw [card_filter_scaledSample, card_filter_scaledSample, mul_div_assoc,
-            ← Real.sqrt_div' _ hn, ← sub_div, abs_div, abs_of_nonneg hn]
+          -- The first branch rewrites the left summand into the right one (order-sensitive:
+          -- `mul_div_assoc` and `← Real.sqrt_div'` on the left, then `← sub_div` on the right);
+          -- the second puts the right summand into the form `w * √|a - b| / √n` and lets
+          -- `ring` close `w * √c / √n = w * (√c / √n)`.
+          -- closes by: the first branch (its closing `rfl` is syntactic) at the pin
+          first
+          | (rw [card_filter_scaledSample, card_filter_scaledSample, mul_div_assoc,
+                ← Real.sqrt_div' _ hn, ← sub_div, abs_div, abs_of_nonneg hn]
+             done)
+          | (rw [card_filter_scaledSample, card_filter_scaledSample, ← sub_div, abs_div,
+                abs_of_nonneg hn, Real.sqrt_div' _ hn]
+             ring)
   -- conclude with `r n → 0`
   have hr : Tendsto (fun n : ℕ => Vec.l2 (fun j => sampleLobe 1 x' n j - sampleLobe 1 x n j)
       / Real.sqrt n) atTop (𝓝 0) := by
@@ -659,8 +669,12 @@ theorem ae_tendsto_average {Ω : Type*} [MeasurableSpace Ω] {P : Measure Ω} {X
   have hmean : ∫ ω, (g ∘ X 0) ω ∂P = ∫ y, g y ∂γ := by
     rw [← hlaw 0, integral_map (hXm 0).aemeasurable hg.aestronglyMeasurable]
     all_goals rfl
-  rw [hmean] at h
-  exact h
+  -- closes by: the first branch at the pin; the second transports `h` along `hmean` with `▸`
+  -- (no rewrite inside `h` needs the integrand to occur as written)
+  first
+  | (rw [hmean] at h
+     exact h)
+  | exact hmean ▸ h
 
 end Lemma6
 
@@ -683,10 +697,23 @@ theorem proportionalLobes {Ω : Type*} [MeasurableSpace Ω] {P : Measure Ω}
     (hm : 0 < ∫ y, y ^ 2 ∂γ) {u v : ℝ} (hu : 0 < u) (hv : 0 < v) :
     ∀ᵐ ω ∂P, Tendsto (lobeMisfit u v (fun i => X i ω) (fun i => X' i ω)) atTop (𝓝 0) := by
   -- pairwise independence within each family
-  have hpair : Pairwise fun i j => IndepFun (X i) (X j) P := fun i j hij =>
-    hindep.indepFun (i := Sum.inl i) (j := Sum.inl j) (fun h => hij (Sum.inl_injective h))
-  have hpair' : Pairwise fun i j => IndepFun (X' i) (X' j) P := fun i j hij =>
-    hindep.indepFun (i := Sum.inr i) (j := Sum.inr j) (fun h => hij (Sum.inr_injective h))
+  -- `iIndepFun.indepFun` takes the indices `{i j : ι}` implicitly; the first branch names them
+  -- (`Sum.inl i`, `Sum.inl j`), the second lets the type of the `≠` proof fix them. Either
+  -- result is `IndepFun (Sum.elim X X' (Sum.inl i)) …`, which is `IndepFun (X i) …` by `Sum.elim`.
+  have hpair : Pairwise fun i j => IndepFun (X i) (X j) P := fun i j hij => by
+    -- closes by: the first branch at the pin
+    first
+    | exact hindep.indepFun (i := Sum.inl i) (j := Sum.inl j)
+        (fun h => hij (Sum.inl_injective h))
+    | exact hindep.indepFun
+        ((fun h => hij (Sum.inl_injective h)) : (Sum.inl i : ℕ ⊕ ℕ) ≠ Sum.inl j)
+  have hpair' : Pairwise fun i j => IndepFun (X' i) (X' j) P := fun i j hij => by
+    -- closes by: the first branch at the pin
+    first
+    | exact hindep.indepFun (i := Sum.inr i) (j := Sum.inr j)
+        (fun h => hij (Sum.inr_injective h))
+    | exact hindep.indepFun
+        ((fun h => hij (Sum.inr_injective h)) : (Sum.inr i : ℕ ⊕ ℕ) ≠ Sum.inr j)
   -- `γ`-a.e. positivity
   have hposγ : ∀ᵐ y ∂γ, 0 < y := by
     rw [ae_iff]
@@ -724,8 +751,29 @@ theorem proportionalLobes {Ω : Type*} [MeasurableSpace Ω] {P : Measure Ω}
     (hψ_int m k)
   have hS_all := ae_all_iff.2 hS
   have hS'_all := ae_all_iff.2 hS'
-  have hN_all := ae_all_iff.2 fun m => ae_all_iff.2 (hN m)
-  have hN'_all := ae_all_iff.2 fun m => ae_all_iff.2 (hN' m)
+  -- The two-index events are stated with their type, so that `ae_all_iff.2` is elaborated
+  -- against a known goal (no higher-order unification from an unknown expected type); the
+  -- second branch unfolds the same two equivalences by `rw` and ends with `exact`.
+  have hN_all : ∀ᵐ ω ∂P, ∀ m k, Tendsto (fun n : ℕ =>
+      (∑ i ∈ Finset.range n, stepInd (threshold m k) (X i ω)) / (n : ℝ)) atTop
+      (𝓝 (∫ y, stepInd (threshold m k) y ∂γ)) := by
+    -- closes by: the first branch at the pin
+    first
+    | exact ae_all_iff.2 fun m => ae_all_iff.2 (hN m)
+    | (rw [ae_all_iff]
+       intro m
+       rw [ae_all_iff]
+       exact hN m)
+  have hN'_all : ∀ᵐ ω ∂P, ∀ m k, Tendsto (fun n : ℕ =>
+      (∑ i ∈ Finset.range n, stepInd (threshold m k) (X' i ω)) / (n : ℝ)) atTop
+      (𝓝 (∫ y, stepInd (threshold m k) y ∂γ)) := by
+    -- closes by: the first branch at the pin
+    first
+    | exact ae_all_iff.2 fun m => ae_all_iff.2 (hN' m)
+    | (rw [ae_all_iff]
+       intro m
+       rw [ae_all_iff]
+       exact hN' m)
   have he := tendsto_integral_sq_sub_stepApprox hposγ hint
   filter_upwards [hA, hS_all, hS'_all, hN_all, hN'_all] with ω hωA hωS hωS' hωN hωN'
   refine tendsto_lobeMisfit_of_tendsto_sq hu hv hm hωA ?_

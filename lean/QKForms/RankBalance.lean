@@ -91,10 +91,16 @@ From `Matrix.IsHermitian.mulVec_eigenvectorBasis` and `eigenvectorUnitary_apply`
 theorem mulVec_eigenvectorUnitary_col (hA : A.IsHermitian) (j : ι) :
     A *ᵥ (fun a => (hA.eigenvectorUnitary : Matrix ι ι ℝ) a j) =
       hA.eigenvalues j • (fun a => (hA.eigenvectorUnitary : Matrix ι ι ℝ) a j) := by
-  -- the right-hand side `_` is the coerced eigenvector `⇑(hA.eigenvectorBasis j)`
-  rw [show (fun a => (hA.eigenvectorUnitary : Matrix ι ι ℝ) a j) = _ from
-    funext fun a => hA.eigenvectorUnitary_apply a j]
-  exact hA.mulVec_eigenvectorBasis j
+  -- the right-hand side `_` is the coerced eigenvector `⇑(hA.eigenvectorBasis j)`. Mathlib
+  -- proves `eigenvectorUnitary_apply` by `rfl`, so the column *is* that eigenvector up to
+  -- definitional unfolding (and eta): the second branch is `exact` alone, with no `rw` needing
+  -- the column to occur syntactically.
+  -- closes by: the first branch (`rw` with the column equation, then `exact`) at the pin
+  first
+  | (rw [show (fun a => (hA.eigenvectorUnitary : Matrix ι ι ℝ) a j) = _ from
+        funext fun a => hA.eigenvectorUnitary_apply a j]
+     exact hA.mulVec_eigenvectorBasis j)
+  | exact hA.mulVec_eigenvectorBasis j
 
 /-- The columns `j` with `p j` of the eigenvector matrix of a Hermitian matrix. -/
 noncomputable def eigenCols (hA : A.IsHermitian) (p : ι → Prop) : Matrix ι {j // p j} ℝ :=

@@ -315,14 +315,29 @@ theorem sum_twoPoint_mul {i0 i1 : ι} (hne : i0 ≠ i1) (x y x' y' : ℝ) :
     show (if j = i0 then x else if j = i1 then y else 0) *
         (if j = i0 then x' else if j = i1 then y' else 0) =
       (if j = i0 then x * x' else 0) + (if j = i1 then y * y' else 0)
+    -- In each case the second branch lets `simp` decide every `if` from the hypotheses (after
+    -- `subst`, the conditions `j = j` are decided by `simp` itself), whatever the order in which
+    -- the `ite`s occur and whichever variable `subst` eliminated.
     by_cases h0 : j = i0
     · subst h0
-      rw [if_pos rfl, if_pos rfl, if_pos rfl, if_neg hne, add_zero]
+      -- closes by: the first branch (`rw`, closed by its `rfl`) at the pin
+      first
+      | (rw [if_pos rfl, if_pos rfl, if_pos rfl, if_neg hne, add_zero]
+         done)
+      | simp [hne]
     · by_cases h1 : j = i1
       · subst h1
-        rw [if_neg h0, if_neg h0, if_neg h0, if_pos rfl, if_pos rfl, if_pos rfl, zero_add]
-      · rw [if_neg h0, if_neg h0, if_neg h0, if_neg h1, if_neg h1, if_neg h1]
-        norm_num
+        -- closes by: the first branch (`rw`, closed by its `rfl`) at the pin
+        first
+        | (rw [if_neg h0, if_neg h0, if_neg h0, if_pos rfl, if_pos rfl, if_pos rfl, zero_add]
+           done)
+        | simp [h0]
+      · -- closes by: the first branch (`rw`, then `norm_num` on `0 * 0 = 0 + 0`) at the pin
+        first
+        | (rw [if_neg h0, if_neg h0, if_neg h0, if_neg h1, if_neg h1, if_neg h1]
+           norm_num
+           done)
+        | simp [h0, h1]
   rw [Finset.sum_congr rfl (fun j _ => h j), Finset.sum_add_distrib]
   -- `Finset.sum_ite_eq' : ∑ x ∈ s, ite (x = a) (b x) 0 = ite (a ∈ s) (b a) 0`
   rw [Finset.sum_ite_eq', Finset.sum_ite_eq', if_pos (Finset.mem_univ _),
