@@ -116,8 +116,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lean-trace", action="store_true",
                         help="after the build, trace the modules that built with LeanDojo's "
                              "extractor (premises of every result; needs lake and "
-                             f"`pip install --no-deps {_trace.EXTRACTOR_DIST}=="
-                             f"{_trace.EXTRACTOR_VERSION}` or --dojo-extractor)")
+                             f"{_trace.EXTRACTOR_DIST} {_trace.EXTRACTOR_VERSION} installed "
+                             "without its dependencies, or an extractor file given by the "
+                             "option below)")
     parser.add_argument("--dojo-extractor", type=Path, default=None, metavar="FILE",
                         help="LeanDojo's ExtractData.lean (default: the one of the installed "
                              f"{_trace.EXTRACTOR_DIST})")
