@@ -17,8 +17,8 @@ from qkforms.report.data import ReportData, load
 
 __all__ = ["SECTION_IDS", "build_report"]
 
-SECTION_IDS = ("simplex", "face", "heatmaps", "histograms", "spectra", "rope", "tables",
-               "training")
+SECTION_IDS = ("simplex", "face", "heatmaps", "histograms", "spectra", "rope", "bands",
+               "tables", "training")
 
 
 def _intro(data: ReportData) -> str:
@@ -174,6 +174,7 @@ def build_report(
     ('report.html', True)
     """
     from qkforms.report import figures as F
+    from qkforms.report.bands_view import bands_section
     from qkforms.report.html import render_page, table_html
     from qkforms.report.rope_view import rope_profiles
     from qkforms.stats.output import MARKDOWN_SECTIONS
@@ -237,6 +238,9 @@ def build_report(
                      "over d.</p>" + "".join(rope_html) if rope_html else
                      "<p class=\"note\">No RoPE factors in this survey "
                      "(<code>manifest.json</code> names none).</p>"))
+    banded = bands_section(heads)
+    if banded is not None:  # only for --precision-bands surveys
+        sections.append(banded)
     parts = []
     for name, title, text, cols in MARKDOWN_SECTIONS:
         t = data.tables.get(name)
