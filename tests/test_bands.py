@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from qkforms.bands import BAND_STATS, layer_bands, precision_band
+from qkforms.bands import BAND_STATS, layer_bands, precision_band, stat_gradients
 from qkforms.errors import NonFiniteError, ParameterError, ShapeError, ZeroFormError
 from qkforms.gram import head_spectra
 from qkforms.models.precision import folded_half_widths
@@ -176,6 +176,20 @@ def test_certified_centre_gives_rigorous_kind_and_contains_samples() -> None:
         v = _stats(Q + rng.uniform(-1, 1, Q.shape) * H_Q, K + rng.uniform(-1, 1, K.shape) * H_K)
         for s, x in zip(BAND_STATS, v, strict=True):
             assert _inside(proved.interval(s), x)
+
+
+def test_closed_form_gradients_equal_finite_differences() -> None:
+    """The gradients behind the first-order bands, against central differences."""
+    rng = np.random.default_rng(6)
+    Q, K = rng.standard_normal((2, 3, 11))
+    Q = Q * 1e-3  # unequal scales: the gradients are returned in the weights' own units
+    G = _gradients(Q, K)
+    closed = stat_gradients(Q, K)
+    for j, s in enumerate(BAND_STATS):
+        dq, dk = closed[s]
+        scale = np.abs(G[j]).max()
+        assert np.allclose(dq, G[j, 0], atol=1e-6 * scale), s
+        assert np.allclose(dk, G[j, 1], atol=1e-6 * scale), s
 
 
 # ------------------------------------------------------------------ kinds and errors

@@ -87,7 +87,8 @@ from qkforms.profile import lobes_from_sorted, profile_from_lobes
 from qkforms.theta import theta_distance_of_point, theta_sq_distance_of_point
 from qkforms.tolerances import BAND_FLOAT_ALLOWANCE, BAND_RIGOR_FACTOR, BAND_RIGOR_FLOOR
 
-__all__ = ["BAND_KINDS", "BAND_STATS", "Band", "layer_bands", "precision_band"]
+__all__ = ["BAND_KINDS", "BAND_STATS", "Band", "layer_bands", "precision_band",
+           "stat_gradients"]
 
 Array = NDArray[np.float64]
 
@@ -218,6 +219,8 @@ class _Head:
     HQ: Array
     HK: Array
     scale: float              # s_Q s_K: the units of the eigenvalues
+    sq: float
+    sk: float
     U: Array                  # N x k orthonormal
     Kr: Array                 # n x k
     Qr: Array
@@ -244,7 +247,7 @@ def _reduce(Q: Array, K: Array, HQ: Array, HK: Array) -> _Head:
     b = np.concatenate([beta[:n], np.zeros(pad)])
     dropped = float(np.sqrt(np.sum(alpha[n:] ** 2) + np.sum(beta[n:] ** 2)))
     z = np.concatenate([a, b, [float(np.linalg.norm(T_r))]])
-    return _Head(Q, K, HQ, HK, sq * sk, U, Kr, Qr, T_r, lam, V, z, dropped)
+    return _Head(Q, K, HQ, HK, sq * sk, sq, sk, U, Kr, Qr, T_r, lam, V, z, dropped)
 
 
 def _centre_error(hd: _Head, enclosure: Any | None) -> float:
@@ -316,17 +319,15 @@ def _at_centre(Z: Array, n: int) -> dict[str, tuple[Array, Array, Array]]:
             for k in _FIRST_ORDER}
 
 
-def _first_order_widths(hd: _Head, grads: Array) -> Array:
-    """``sum |df/dW_Q| H_Q + sum |df/dW_K| H_K`` for each row of ``grads`` (``df/dz``)."""
+def _weight_gradients(hd: _Head, grads: Array) -> tuple[Array, Array, NDArray[np.bool_]]:
+    """``df/dW_Q``, ``df/dW_K`` (rescaled units) for each row of ``grads`` (``df/dz``),
+    and the rows with a non-finite ``df/dz``."""
     n = hd.Q.shape[0]
     k = hd.lam.shape[0]
     m = min(n, k)
     S = grads.shape[0]
-    if not np.all(np.isfinite(grads)):
-        bad = ~np.all(np.isfinite(grads), axis=1)
-        grads = np.where(np.isfinite(grads), grads, 0.0)
-    else:
-        bad = np.zeros(S, dtype=bool)
+    bad = ~np.all(np.isfinite(grads), axis=1)
+    grads = np.where(np.isfinite(grads), grads, 0.0)
     g_lam = np.zeros((S, k))
     pos = hd.lam[:m] > 0
     g_lam[:, :m] += grads[:, :m] * pos
@@ -341,9 +342,58 @@ def _first_order_widths(hd: _Head, grads: Array) -> Array:
     UT = hd.U.T
     WQ = (GQ.reshape(S * n, k) @ UT).reshape(S, n, -1)
     WK = (GK.reshape(S * n, k) @ UT).reshape(S, n, -1)
+    return WQ, WK, bad
+
+
+def _first_order_widths(hd: _Head, grads: Array) -> Array:
+    """``sum |df/dW_Q| H_Q + sum |df/dW_K| H_K`` for each row of ``grads`` (``df/dz``)."""
+    WQ, WK, bad = _weight_gradients(hd, grads)
+    S = grads.shape[0]
     w = (np.abs(WQ).reshape(S, -1) @ hd.HQ.reshape(-1)
          + np.abs(WK).reshape(S, -1) @ hd.HK.reshape(-1))
     return np.where(bad, np.inf, w)
+
+
+def stat_gradients(W_Q: Any, W_K: Any) -> dict[str, tuple[Array, Array]]:
+    """The gradients of every band statistic with respect to ``W_Q`` and ``W_K``.
+
+    The closed forms of the first-order bands (module docstring); NaN where a statistic
+    is not differentiable in this way (the distance to Θ at 0, a zero symmetric part).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms import Head
+    >>> from qkforms.bands import stat_gradients
+    >>> rng = np.random.default_rng(0)
+    >>> Q, K = rng.standard_normal((2, 2, 6))
+    >>> dQ, dK = stat_gradients(Q, K)["a"]
+    >>> E = 1e-6 * rng.standard_normal(Q.shape)
+    >>> step = Head(Q + E, K).profile().a - Head(Q - E, K).profile().a
+    >>> bool(abs(step - 2 * np.sum(dQ * E)) < 1e-12)
+    True
+    """
+    Q, K = np.asarray(W_Q, dtype=np.float64), np.asarray(W_K, dtype=np.float64)
+    if Q.ndim != 2 or Q.shape != K.shape:
+        raise ShapeError(f"W_Q and W_K must be matrices of one shape (n, N); got {Q.shape} "
+                         f"and {K.shape}")
+    hd = _reduce(Q, K, np.zeros_like(Q), np.zeros_like(K))
+    n = Q.shape[0]
+    cen = _at_centre(hd.z[None], n)
+    grads = np.stack([cen[k][2][0] for k in _FIRST_ORDER])
+    WQ, WK, bad = _weight_gradients(hd, grads)
+    WQ, WK = WQ / hd.sq, WK / hd.sk
+    out = {}
+    for j, (stat, key) in enumerate(zip(BAND_STATS, _FIRST_ORDER, strict=True)):
+        dq, dk = WQ[j], WK[j]
+        if key == "theta_sq":  # d sqrt(m) = dm / (2 sqrt(m))
+            m = float(cen[key][0][0] + (cen[key][1][0] - cen[key][0][0]) / 2)
+            scale = 1.0 / (2.0 * math.sqrt(m)) if m > 0 else math.nan
+            dq, dk = dq * scale, dk * scale
+        if bad[j]:
+            dq, dk = np.full_like(dq, np.nan), np.full_like(dk, np.nan)
+        out[stat] = (dq, dk)
+    return out
 
 
 def _eigen_moves(hd: _Head) -> Array:
