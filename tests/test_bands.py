@@ -70,6 +70,7 @@ def test_rank_one_head_first_order_bands_are_the_closed_forms() -> None:
     assert fo["a"].lo == pytest.approx(a0 - abs(t) * spread, rel=1e-9)
     assert fo["a"].hi == pytest.approx(a0 + abs(t) * spread, rel=1e-9)
     assert fo["c"].hi - fo["c"].lo == pytest.approx(2 * 2 * abs(t) * spread, rel=1e-8)
+    assert (fo["c"].lo + fo["c"].hi) / 2 == pytest.approx(c0, rel=1e-12)
     assert fo["d"].hi < 1e-12
     # Θ: every perturbed head is rank one, so its distance to Θ is 0
     assert fo["theta_dist"].hi < 1e-7 and band.rigorous["theta_dist"].lo == 0.0
