@@ -39,6 +39,7 @@ __all__ = [
     "ModelNotFoundError",
     "UnsupportedArchitectureError",
     "UnsafeFormatError",
+    "PrecisionUnavailableError",
     "VerificationError",
     "NotRealError",
     "UnsafePathError",
@@ -137,6 +138,14 @@ class UnsupportedArchitectureError(QKFormsError, ValueError):
 
 class UnsafeFormatError(QKFormsError, ValueError):
     """Refused to load a format that would execute code (pickle checkpoints)."""
+
+
+class PrecisionUnavailableError(QKFormsError, ValueError):
+    """A weight's storage precision is not defined for how it is stored.
+
+    Examples: a GGUF vector-codebook type (``IQ2_XXS``: eight weights share one lattice
+    point), an integer dtype, or a layout that computes the maps from the stored tensors.
+    """
 
 
 class MissingColumnError(QKFormsError, KeyError):

@@ -33,6 +33,7 @@ __all__ = [
     "theta_L",
     "theta_distance_of_point",
     "theta_p",
+    "theta_sq_distance_of_point",
     "theta_projection",
 ]
 
@@ -190,11 +191,29 @@ def segment_projections(x: Any, ops: Arithmetic = FLOAT64) -> list[tuple[Any, An
     return out
 
 
+def theta_sq_distance_of_point(x: Any, ops: Arithmetic = FLOAT64) -> Any:
+    """Squared distance from points ``x`` (last axis of length 4) to Theta; generic.
+
+    ``min_k |x - q_k|^2`` over the two segment projections (:func:`segment_projections`);
+    continuously differentiable in ``x`` (the squared distance to a closed convex set is),
+    which the first-order storage-precision bands use (:mod:`qkforms.bands`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms.theta import theta_sq_distance_of_point
+    >>> round(float(theta_sq_distance_of_point(np.array([0.0, 1.0, 0.0, 0.0]))), 12)
+    0.5
+    """
+    (_, _, d0), (_, _, d1) = segment_projections(x, ops)
+    return ops.minimum(d0, d1)
+
+
 def theta_distance_of_point(x: Any, ops: Arithmetic = FLOAT64) -> Any:
     """Distance from points ``x`` (last axis of length 4) to Theta; generic, no validation.
 
     ``sqrt(min_k |x - q_k|^2)`` over the two segment projections
-    (:func:`segment_projections`).
+    (:func:`segment_projections`, :func:`theta_sq_distance_of_point`).
 
     Examples
     --------
@@ -203,8 +222,7 @@ def theta_distance_of_point(x: Any, ops: Arithmetic = FLOAT64) -> Any:
     >>> round(float(theta_distance_of_point(np.array([0.0, 1.0, 0.0, 0.0]))), 12)
     0.707106781187
     """
-    (_, _, d0), (_, _, d1) = segment_projections(x, ops)
-    return ops.sqrt(ops.minimum(d0, d1))
+    return ops.sqrt(theta_sq_distance_of_point(x, ops))
 
 
 def theta_projection(p: Profile | ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:

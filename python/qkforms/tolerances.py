@@ -18,6 +18,15 @@ name                       value      meaning
 ``NEAR_THETA``             ``0.05``   a head is "near Θ" when ``theta_dist <= NEAR_THETA``
                                       (survey summary, observation tables; with
                                       ``--certify`` only when ``theta_dist_hi`` is)
+``BAND_RIGOR_FACTOR``      ``10``     storage-precision bands (:mod:`qkforms.bands`): the
+                                      rigorous band is reported unless its widest interval
+                                      is more than this many times the widest first-order
+                                      one (and wider than ``BAND_RIGOR_FLOOR``)
+``BAND_RIGOR_FLOOR``       ``1e-6``   a rigorous band no wider than this is always reported
+``BAND_FLOAT_ALLOWANCE``   ``1e-9``   without ``--certify``, the bands take the float64
+                                      spectrum of the stored weights as exact up to this
+                                      times ``‖L‖`` (its error is about ``1e-15 ‖L‖``;
+                                      ``--certify`` replaces the allowance by a proof)
 =========================  =========  ==========================================================
 
 The survey records them in ``manifest.json`` (``thresholds``), and a resumed run refuses
@@ -33,6 +42,9 @@ Examples
 from __future__ import annotations
 
 __all__ = [
+    "BAND_FLOAT_ALLOWANCE",
+    "BAND_RIGOR_FACTOR",
+    "BAND_RIGOR_FLOOR",
     "DENSE_TOL",
     "NEAR_THETA",
     "PIVOT_LIMIT",
@@ -54,6 +66,14 @@ SPECTRAL_TYPE_RADIUS = 0.02
 #: Distance to Θ below which a head counts as near Θ (a reporting threshold: it does not
 #: change any number of heads.parquet, so it is not among :func:`thresholds`).
 NEAR_THETA = 0.05
+#: Storage-precision bands: the rigorous band is reported unless its widest interval
+#: exceeds this factor times the widest first-order interval (docs/certified.md).
+BAND_RIGOR_FACTOR = 10.0
+#: A rigorous band whose widest interval is at most this wide is always reported.
+BAND_RIGOR_FLOOR = 1e-6
+#: Allowance (relative to ``|L|_F``) for the float64 spectrum of the stored weights in
+#: the bands when it is not certified (``--certify`` proves it instead).
+BAND_FLOAT_ALLOWANCE = 1e-9
 
 
 def thresholds() -> dict[str, float]:

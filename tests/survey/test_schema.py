@@ -75,4 +75,6 @@ def test_stats_readers_derive_from_the_schema() -> None:
     assert observations.SPECTRA_READ_COLUMNS == schema.SPECTRA_READ_COLUMNS
     assert set(schema.SPECTRA_COLUMNS) - set(schema.SPECTRA_READ_COLUMNS) == {"step"}
     assert set(schema.HEADS_COLUMNS) - set(schema.STAT_READ_COLUMNS) == {
-        "kv_head", "error", "step", "tokens_seen", *schema.CERTIFY_COLUMNS}
+        "kv_head", "error", "step", "tokens_seen", *schema.CERTIFY_COLUMNS,
+        *schema.BAND_COLUMNS}
+    assert not set(schema.CERTIFY_COLUMNS) & set(schema.BAND_COLUMNS)

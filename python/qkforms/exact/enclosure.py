@@ -64,6 +64,7 @@ from qkforms.theta import theta_distance_of_point
 
 __all__ = [
     "CERTIFIED_STATS",
+    "STAT_RANGES",
     "Enclosure",
     "decide",
     "enclose",
@@ -76,7 +77,7 @@ CERTIFIED_STATS: tuple[str, ...] = (
     "a", "b", "c", "d", "sym_energy", "pairing", "rho", "theta_dist",
 )
 #: Ranges known to contain each statistic (Definition 6, Lemma 2, definitions).
-_RANGES: dict[str, tuple[float, float]] = {
+STAT_RANGES: dict[str, tuple[float, float]] = {
     "a": (0.0, 1.0), "b": (0.0, 1.0), "c": (0.0, 1.0), "d": (0.0, 1.0),
     "sym_energy": (0.0, 1.0), "pairing": (0.0, 1.0), "rho": (0.0, math.inf),
     "theta_dist": (0.0, math.inf),
@@ -220,7 +221,7 @@ def enclose_gram(gram: ExactGram, *, method: str = "auto", prec: int = PREC) -> 
         if e.sym_sq != 0:
             balls["pairing"] = pairing_from_lobes(alpha, beta, BALLS)
             balls["rho"] = lobe_ratio_from_lobes(alpha, beta, BALLS)
-        ivs = {s: to_interval(balls[s], *_RANGES[s]) for s in CERTIFIED_STATS if s in balls}
+        ivs = {s: to_interval(balls[s], *STAT_RANGES[s]) for s in CERTIFIED_STATS if s in balls}
     return Enclosure(a=ivs["a"], b=ivs["b"], c=ivs["c"], d=ivs["d"],
                      sym_energy=ivs["sym_energy"], pairing=ivs.get("pairing"),
                      rho=ivs.get("rho"), theta_dist=ivs["theta_dist"], spectrum=spec,

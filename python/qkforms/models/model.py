@@ -134,20 +134,55 @@ class Model:
                             None if qk.b_Q is None else _frozen(qk.b_Q),
                             None if qk.b_K is None else _frozen(qk.b_K), kv_index)
 
-    def norm_weight(self, layer: int) -> np.ndarray:
-        """The gain ``gamma`` (shape ``(N,)``) of the norm feeding ``layer``'s attention
-        (the stored weight plus the layout's ``norm_gain_offset``: Gemma's ``1 + w``).
+    def layer_precision(self, layer: int) -> tuple[np.ndarray, np.ndarray]:
+        """Storage half-widths of the q/k maps of one layer, shaped like ``W_Q``, ``W_K``.
 
-        Folding it into the q/k maps (``W <- W diag(gamma)``) is a congruence of the
-        form: the signature is kept, the profile changes.
+        Every trained weight that the checkpoint's storage rounds to the stored value
+        lies within this half-width of it (:func:`qkforms.models.precision.half_widths`:
+        half an ulp of a float dtype, half a quantization step of a GGUF block); the
+        layout's cut into heads is applied to them entry by entry.
 
         Raises
         ------
-        UnsupportedArchitectureError
-            When the architecture's norm placement is not known (e.g. OPT, whose
-            pre/post-norm order depends on the checkpoint) or the tensor is absent.
+        PrecisionUnavailableError
+            For storage without a per-weight precision (GGUF vector codebooks) and
+            layouts that compute the maps (folded q/k norm gains).
+
+        Examples
+        --------
+        >>> import qkforms.models as qm
+        >>> with qm.load("minilm") as model:
+        ...     H_Q, H_K = model.layer_precision(0)
+        ...     lw = model.layer(0)
+        >>> H_Q.shape == lw.W_Q.shape, bool((H_Q <= abs(lw.W_Q) * 2.0**-24).all())
+        (True, True)
         """
+        from qkforms.models.precision import half_widths, split_half_widths
+
         layer = self._check_layer(layer)
+        names = self._plan[layer]
+        arrays = {role: self._store.read(name) for role, name in names.items()}
+        widths = {role: half_widths(self._store, name) for role, name in names.items()}
+        return split_half_widths(self._layout, self.info.spec, arrays, widths)
+
+    def norm_precision(self, layer: int) -> np.ndarray:
+        """Storage half-widths of the gain of :meth:`norm_weight` (shape ``(N,)``).
+
+        Examples
+        --------
+        >>> import qkforms.models as qm
+        >>> with qm.load("smollm2", checksum=False) as model:
+        ...     h, g = model.norm_precision(0), model.norm_weight(0)
+        >>> h.shape == g.shape, bool((h <= abs(g) * 2.0**-24).all())
+        (True, True)
+        """
+        from qkforms.models.precision import half_widths
+
+        name = self._norm_tensor_name(self._check_layer(layer))
+        return np.asarray(half_widths(self._store, name), dtype=np.float64).reshape(-1)
+
+    def _norm_tensor_name(self, layer: int) -> str:
+        """The checkpoint tensor holding the gain of the norm before ``layer``'s attention."""
         info = self.info
         want = self._layout.norm_tensor(info.spec, layer)
         if want is None:
@@ -162,10 +197,27 @@ class Model:
                 f"{info.name}: norm tensor {want!r} "
                 f"{'not found' if not hits else 'ambiguous'} in the checkpoint"
             )
-        gamma = np.asarray(self._store.read(hits[0]), dtype=np.float64).reshape(-1)
+        return hits[0]
+
+    def norm_weight(self, layer: int) -> np.ndarray:
+        """The gain ``gamma`` (shape ``(N,)``) of the norm feeding ``layer``'s attention
+        (the stored weight plus the layout's ``norm_gain_offset``: Gemma's ``1 + w``).
+
+        Folding it into the q/k maps (``W <- W diag(gamma)``) is a congruence of the
+        form: the signature is kept, the profile changes.
+
+        Raises
+        ------
+        UnsupportedArchitectureError
+            When the architecture's norm placement is not known (e.g. OPT, whose
+            pre/post-norm order depends on the checkpoint) or the tensor is absent.
+        """
+        info = self.info
+        name = self._norm_tensor_name(self._check_layer(layer))
+        gamma = np.asarray(self._store.read(name), dtype=np.float64).reshape(-1)
         if gamma.shape != (info.N,):
             raise CheckpointError(
-                f"{info.name}: norm tensor {hits[0]!r} has shape {gamma.shape}, "
+                f"{info.name}: norm tensor {name!r} has shape {gamma.shape}, "
                 f"expected ({info.N},)"
             )
         return gamma + self._layout.norm_gain_offset(info.spec)

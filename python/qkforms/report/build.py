@@ -18,8 +18,8 @@ from qkforms.report.data import ReportData, load
 
 __all__ = ["SECTION_IDS", "build_report"]
 
-SECTION_IDS = ("simplex", "face", "heatmaps", "histograms", "spectra", "rope", "tables",
-               "training")
+SECTION_IDS = ("simplex", "face", "heatmaps", "histograms", "spectra", "rope", "bands",
+               "tables", "training")
 
 
 def _intro(data: ReportData) -> str:
@@ -227,6 +227,7 @@ def _write_page(data: ReportData, out: str | Path | None, *, rope_heads: int,
                 d_max: int) -> Path:
     """Build every section of the page from ``data`` and write it; return its path."""
     from qkforms.report import figures as F
+    from qkforms.report.bands_view import bands_section
     from qkforms.report.html import render_page, table_html
     from qkforms.report.rope_view import rope_profiles
     from qkforms.stats.output import MARKDOWN_SECTIONS
@@ -289,6 +290,9 @@ def _write_page(data: ReportData, out: str | Path | None, *, rope_heads: int,
                      "over d.</p>" + "".join(rope_html) if rope_html else
                      "<p class=\"note\">No RoPE factors in this survey "
                      "(<code>manifest.json</code> names none).</p>"))
+    banded = bands_section(heads)
+    if banded is not None:  # only for --precision-bands surveys
+        sections.append(banded)
     parts = []
     for name, title, text, cols in MARKDOWN_SECTIONS:
         t = data.tables.get(name)

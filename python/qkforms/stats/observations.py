@@ -79,6 +79,7 @@ TABLES: tuple[str, ...] = (
     "spectral_types",
     "spectral_types_sensitivity",
     "certified",
+    "bands",
     "spectral_geometry",
     "families",
     "families_summary",
@@ -107,29 +108,44 @@ def _is_certified(t: Table) -> bool:
     return bool(len(t)) and bool(np.any(~np.isnan(_float(t["theta_dist_lo"]))))
 
 
-def _decisions(t: Table, stats: Sequence[str], rule: Any) -> NDArray[np.object_]:
-    """Per head, the value of a float rule on the certified intervals of ``stats``,
-    or None where the intervals do not decide it (:func:`qkforms.exact.decide`)."""
+def _is_banded(t: Table) -> bool:
+    """Whether the heads carry storage-precision bands (a ``--precision-bands`` survey)."""
+    if "theta_dist_band_lo" not in t:
+        return False
+    return bool(len(t)) and bool(np.any(~np.isnan(_float(t["theta_dist_band_lo"]))))
+
+
+#: interval column suffixes: certified enclosures, storage-precision bands
+_CERTIFIED_ENDS = ("lo", "hi")
+_BAND_ENDS = ("band_lo", "band_hi")
+
+
+def _decisions(t: Table, stats: Sequence[str], rule: Any,
+               ends: tuple[str, str] = _CERTIFIED_ENDS) -> NDArray[np.object_]:
+    """Per head, the value of a float rule on the intervals of ``stats`` (certified, or
+    the bands with ``ends=_BAND_ENDS``), or None where the intervals do not decide it
+    (:func:`qkforms.exact.decide`)."""
     from qkforms.exact.enclosure import decide
 
-    return decide(rule, [_float(t[f"{s}_lo"]) for s in stats],
-                  [_float(t[f"{s}_hi"]) for s in stats])
+    return decide(rule, [_float(t[f"{s}_{ends[0]}"]) for s in stats],
+                  [_float(t[f"{s}_{ends[1]}"]) for s in stats])
 
 
-def _certified_labels(t: Table, rule_on_profiles: Any) -> NDArray[np.str_]:
+def _certified_labels(t: Table, rule_on_profiles: Any,
+                      ends: tuple[str, str] = _CERTIFIED_ENDS) -> NDArray[np.str_]:
     """A profile rule (e.g. a spectral-type rule) decided on the boxes of ``a, b, c, d``.
 
     Heads whose box the rule does not decide get :data:`UNDECIDED`; so do heads whose
     box reaches ``b = c = d = 0`` (where the symmetric profile is undefined).
     """
-    lows = np.stack([_float(t[f"{s}_lo"]) for s in "abcd"], axis=1)
+    lows = np.stack([_float(t[f"{s}_{ends[0]}"]) for s in "abcd"], axis=1)
     usable = lows[:, 1:].sum(axis=1) > 0
     out = np.full(len(t), UNDECIDED, dtype=object)
     idx = np.flatnonzero(usable)
     if idx.size:
         sub = t.take(idx)
         verdict = _decisions(sub, "abcd", lambda a, b, c, d: rule_on_profiles(
-            np.stack([a, b, c, d], axis=-1)))
+            np.stack([a, b, c, d], axis=-1)), ends)
         out[idx] = [UNDECIDED if v is None else str(v) for v in verdict]
     return np.asarray(out.tolist(), dtype=str) if len(t) else np.asarray([], str)
 
@@ -662,6 +678,63 @@ def _certified_table(ok: Table, types_radius: NDArray) -> Table:
     return _rows_to_table(rows)
 
 
+def _band_type_labels(ok: Table) -> NDArray[np.str_] | None:
+    """The radius-rule types decided on the boxes of the bands (None without bands)."""
+    from qkforms.stats.types import radius_types
+
+    if not _is_banded(ok):
+        return None
+    return _certified_labels(ok, lambda q: radius_types(q, SPECTRAL_TYPE_RADIUS), _BAND_ENDS)
+
+
+def _bands_table(ok: Table, types: NDArray[np.str_] | None) -> Table:
+    """Decisions stable under the storage-precision bands (``--precision-bands``; else empty).
+
+    A decision is *stable* when the rule has the same value at every corner of the box of
+    the head's bands (:func:`qkforms.exact.decide`), hence for every weight within the
+    storage precision (for a rigorous band; to first order for a first-order band).
+    """
+    from qkforms.bands import BAND_KINDS, BAND_STATS
+
+    if types is None:
+        return Table()
+    verdicts = {name: _decisions(ok, stats, rule, _BAND_ENDS)
+                for name, stats, rule in CERTIFIED_RULES}
+    lo = {s: _float(ok[f"{s}_band_lo"]) for s in BAND_STATS}
+    hi = {s: _float(ok[f"{s}_band_hi"]) for s in BAND_STATS}
+    kind = np.asarray([str(v) for v in ok["band_kind"]], dtype=object)
+    sig = np.asarray([v is not None and bool(v) for v in ok["signature_band_stable"]],
+                     dtype=bool)
+    radius = _float(ok["band_radius"])
+    rows = []
+    for label, mask, _ in _scopes(ok["model"]):
+        banded = mask & ~np.isnan(lo["theta_dist"])
+        row: dict[str, Any] = {"model": label, "heads": int(mask.sum()),
+                               "heads_banded": int(banded.sum())}
+        for k in BAND_KINDS:
+            row[f"kind_{k.replace('-', '_')}"] = int(np.sum(banded & (kind == k)))
+        row["band_radius_median"] = (float(np.median(radius[banded])) if banded.any()
+                                     else np.nan)
+        for s in BAND_STATS:
+            w = (hi[s] - lo[s])[banded]
+            w = w[np.isfinite(w)]
+            row[f"{s}_width_median"] = float(np.median(w)) if w.size else np.nan
+        for name, _, _ in CERTIFIED_RULES:
+            v = verdicts[name][banded]
+            row[f"{name}_stable_yes"] = int(sum(x is True for x in v))
+            row[f"{name}_stable_no"] = int(sum(x is False for x in v))
+            row[f"{name}_unstable"] = int(sum(x is None for x in v))
+        lab = types[banded]
+        for t in ("I+", "II", "I-"):
+            row[f"type_{t}"] = int(np.sum(lab == t))
+        row["types_stable"] = int(np.sum(lab != UNDECIDED))
+        row["types_unstable"] = int(np.sum(lab == UNDECIDED))
+        row["signature_stable"] = int(np.sum(banded & sig))
+        row["signature_unstable"] = int(np.sum(banded & ~sig))
+        rows.append(row)
+    return _rows_to_table(rows)
+
+
 def _geometry_table(hs: Table, ctx: _Ctx) -> Table:
     rows = []
     for label, mask, groups in _scopes(hs["model"]):
@@ -886,7 +959,7 @@ def observations(
     ok_eig = ok.with_column("_eig_S", eig)
 
     tables: dict[str, Table] = {}
-    with _progress.phase(f"stats: tables ({n_boot} bootstrap replicates)", 10,
+    with _progress.phase(f"stats: tables ({n_boot} bootstrap replicates)", 11,
                          unit="table") as bar:
         labels = _type_labels(ok_eig, seed)
         tables["observation1_balance"] = _balance_table(heads_all, ok, ctx)
@@ -905,6 +978,9 @@ def observations(
         bar.update()
         tables["certified"] = _certified_table(ok, labels["radius"])
         bar.update()
+        band_types = _band_type_labels(ok)
+        tables["bands"] = _bands_table(ok, band_types)
+        bar.update()
         tables["spectral_geometry"] = _geometry_table(hs, ctx)
         bar.update()
         tables["families"], tables["families_summary"] = _families_tables(hs, ctx)
@@ -914,6 +990,11 @@ def observations(
     head_cols: dict[str, Any] = {c: ok[c] for c in ok.columns}
     for rule, lab in labels.items():
         head_cols[f"type_{rule}"] = lab
+    if band_types is not None:  # the readings under the storage-precision bands
+        head_cols["type_radius_band"] = band_types
+        near_rule = next(r for name, _, r in CERTIFIED_RULES if name == "near_theta")
+        near = _decisions(ok, ("theta_dist",), near_rule, _BAND_ENDS)
+        head_cols["near_theta_band"] = [None if v is None else bool(v) for v in near]
     for c in hs.columns:
         if c not in ("model", "layer", "head"):
             head_cols[c] = hs[c]

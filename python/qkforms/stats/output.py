@@ -77,6 +77,16 @@ MARKDOWN_SECTIONS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
       "near_theta_undecided", "strongly_symmetric_yes", "strongly_symmetric_undecided",
       "face_c0_yes", "face_d0_yes", "cd0_undecided", "type_I+", "type_II", "type_I-",
       "type_undecided")),
+    ("bands", "Decisions stable under the storage-precision bands (`--precision-bands`)",
+     "Heads whose decision is the same for every weight within the storage precision of "
+     "the stored one (the rule decided on the box of the head's bands; docs/certified.md): "
+     f"near Θ (distance ≤ {NEAR_THETA:g}), the radius-rule type (r = "
+     f"{SPECTRAL_TYPE_RADIUS:g}) and the signature. `kind_*` counts rigorous and "
+     "first-order (estimated) bands.",
+     ("model", "heads", "heads_banded", "kind_rigorous", "kind_rigorous_float",
+      "kind_first_order", "band_radius_median", "theta_dist_width_median",
+      "near_theta_stable_yes", "near_theta_stable_no", "near_theta_unstable",
+      "types_stable", "types_unstable", "signature_stable", "signature_unstable")),
     ("spectral_geometry", "Observations 7–9 — spectral geometry",
      "Mode ratio τ/√(|μ|ν) and shape ratio k_T/√(k₊k₋) over heads with all three gamma "
      "shapes > 1 (excluded heads counted), sorted-spectra correlation and the "

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from qkforms.survey.schema import CERTIFY_COLUMNS, HEADS_COLUMNS
+from qkforms.survey.schema import BAND_COLUMNS, CERTIFY_COLUMNS, HEADS_COLUMNS
 
 __all__ = ["rows_from_spectrum", "survey_rows"]
 
@@ -63,6 +63,7 @@ def survey_rows(
     heads_per_layer: int | None = None,
     exact: bool = False,
     certify: bool = False,
+    band_dtype: str | None = None,
 ) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
     """heads/spectra columns for :class:`qkforms.Head` objects, layer-major.
 
@@ -78,6 +79,10 @@ def survey_rows(
         (:func:`qkforms.survey.statistics.exact_facts`).
     certify : bool
         Fill the ``--certify`` columns with :func:`qkforms.exact.enclose` (else null).
+    band_dtype : str, optional
+        Fill the ``--precision-bands`` columns (:func:`qkforms.bands.precision_band`) as
+        if the weights were stored in this float dtype (e.g. ``"bfloat16"``; the weights
+        must be representable in it); null when not given.
 
     Examples
     --------
@@ -113,6 +118,14 @@ def survey_rows(
             from qkforms.survey.tables import certify_columns
 
             row.update({k: v[0] for k, v in certify_columns([enclose(head)]).items()})
+        if band_dtype is not None:
+            from qkforms.bands import precision_band
+            from qkforms.models.precision import float_half_widths
+            from qkforms.survey.tables import band_columns
+
+            band = precision_band(head.W_Q, head.W_K, float_half_widths(head.W_Q, band_dtype),
+                                  float_half_widths(head.W_K, band_dtype))
+            row.update({k: v[0] for k, v in band_columns([band]).items()})
         _append(hcols, _order(row))
         _append(scols, {"model": model, "step": None, "layer": layer, "head": index,
                         "eig_S": sp.eig_S[0].tolist(), "sv_T": sp.sv_T[0].tolist(),
@@ -160,5 +173,6 @@ def rows_from_spectrum(
 
 
 def _order(row: dict[str, Any]) -> dict[str, Any]:
-    """The row in file order; the ``--certify`` columns are null unless given."""
-    return {k: row.get(k) if k in CERTIFY_COLUMNS else row[k] for k in HEADS_COLUMNS}
+    """The row in file order; the ``--certify`` and band columns are null unless given."""
+    optional = (*CERTIFY_COLUMNS, *BAND_COLUMNS)
+    return {k: row.get(k) if k in optional else row[k] for k in HEADS_COLUMNS}

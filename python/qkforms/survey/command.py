@@ -2,7 +2,7 @@
 
 Usage::
 
-    qkforms survey [SOURCE ...] [--out DIR] [--exact] [--certify] [--resume]
+    qkforms survey [SOURCE ...] [--out DIR] [--exact] [--certify] [--precision-bands] [--resume]
                    [--fold-norm] [--qk-norm {refuse,fold}] [--workers K] [--threads T]
                    [--layers SEL ...]
 
@@ -75,6 +75,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="auto: verified float eigenvectors + Weyl/Ostrowski bounds in ball arithmetic "
         "(about 0.05 s per head at N=576, n=64); charpoly: root isolation of the exact "
         "characteristic polynomial (about 0.5 s per head)",
+    )
+    parser.add_argument(
+        "--precision-bands",
+        action="store_true",
+        help="storage-precision bands (<stat>_band_lo, <stat>_band_hi) of every head's a, b, "
+        "c, d, 1 - a, pairing, rho and distance to Theta, and whether its signature is "
+        "stable: the statistic for every weight within half an ulp (float dtypes) or half "
+        "a quantization step (GGUF blocks) of the stored one (docs/certified.md)",
     )
     parser.add_argument(
         "--resume",
@@ -179,6 +187,7 @@ def _argv(args: argparse.Namespace) -> list[str]:
         for flag, on in (
             ("--exact", args.exact),
             ("--certify", args.certify),
+            ("--precision-bands", args.precision_bands),
             ("--resume", args.resume),
             ("--fold-norm", args.fold_norm),
         )
@@ -242,6 +251,7 @@ def run(args: argparse.Namespace) -> int:
         exact_method=args.exact_method,
         certify=args.certify,
         certify_method=args.certify_method,
+        precision_bands=args.precision_bands,
         resume=args.resume,
         fold_norm=args.fold_norm,
         qk_norm=args.qk_norm,

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ModelRun",
+    "bands_text",
     "certification_text",
     "certify_text",
     "check_resume",
@@ -128,6 +129,31 @@ def certify_text(certify: bool, method: str) -> str | None:
             "formulas evaluated in ball arithmetic; docs/certified.md); " + how)
 
 
+def bands_text(bands: bool, certify: bool) -> str | None:
+    """What the ``<stat>_band_*`` columns mean for this run (None without ``--precision-bands``).
+
+    Examples
+    --------
+    >>> bands_text(False, False) is None, "first-order" in bands_text(True, False)
+    (True, True)
+    """
+    if not bands:
+        return None
+    from qkforms.tolerances import BAND_FLOAT_ALLOWANCE, BAND_RIGOR_FACTOR, BAND_RIGOR_FLOOR
+
+    centre = ("centred on the certified spectra (--certify): band_kind 'rigorous'" if certify
+              else f"centred on the float64 spectra, taken as exact up to "
+              f"{BAND_FLOAT_ALLOWANCE:g} |L| (band_kind 'rigorous-float'; add --certify "
+              "to prove them)")
+    return ("<stat>_band_lo <= value <= <stat>_band_hi for every weight within its storage "
+            "precision (half an ulp of a float dtype, half a quantization step of a GGUF "
+            "block) of the stored one: rigorous bands (perturbation bound, Hoffman-Wielandt "
+            "and Weyl inequalities, mean-value interval arithmetic on the shared formulas) "
+            f"{centre}; where the rigorous band is wider than {BAND_RIGOR_FACTOR:g} times "
+            f"the first-order one (and than {BAND_RIGOR_FLOOR:g}), the first-order estimate "
+            "of the worst case (band_kind 'first-order'; not a guarantee); docs/certified.md")
+
+
 def manifest(models: Sequence[Model], srcs: Sequence[str | None], runs: Sequence[ModelRun],
              opts: SurveyOptions, heads: Any, argv: Sequence[str] | None,
              version: str) -> dict[str, Any]:
@@ -165,6 +191,7 @@ def manifest(models: Sequence[Model], srcs: Sequence[str | None], runs: Sequence
         "argv": list(argv) if argv is not None else None,
         "options": {"exact": opts.exact, "exact_method": opts.exact_method,
                     "certify": opts.certify, "certify_method": opts.certify_method,
+                    "precision_bands": opts.precision_bands,
                     "resume": opts.resume, "fold_norm": opts.fold_norm,
                     "qk_norm": opts.qk_norm,
                     "workers": opts.workers, "threads": opts.compute_threads(),
@@ -174,6 +201,7 @@ def manifest(models: Sequence[Model], srcs: Sequence[str | None], runs: Sequence
                         "pyarrow": pa.__version__, "platform": platform.platform()},
         "certification": certification_text(opts.exact, opts.exact_method),
         "certified_enclosures": certify_text(opts.certify, opts.certify_method),
+        "precision_bands": bands_text(opts.precision_bands, opts.certify),
         "qk_norm": {"policy": opts.qk_norm, "meaning": QK_NORM_POLICY_MEANINGS[opts.qk_norm]},
         "models": entries,
     }

@@ -64,10 +64,12 @@ if TYPE_CHECKING:
 ExactMethod = Literal["auto", "charpoly"]
 
 __all__ = [
+    "LayerPrecision",
     "LayerResult",
     "SurveyOptions",
     "UnreadLayer",
     "blas_single_thread",
+    "layer_precision",
     "norm_gain",
     "parse_layers",
     "process_layer",
@@ -104,6 +106,11 @@ class SurveyOptions:
         Eigenvalue certificate: ``"auto"`` (verified float eigenvectors with Weyl and
         Ostrowski bounds, exact root isolation as fallback) or ``"charpoly"`` (always
         root isolation of the exact characteristic polynomial; about ten times slower).
+    precision_bands : bool
+        Storage-precision bands of every ok head's certified statistics and signature
+        (:func:`qkforms.bands.layer_bands`; the ``<stat>_band_lo``, ``<stat>_band_hi``,
+        ``band_*`` and ``signature_band_*`` columns; docs/certified.md). With
+        ``certify``, the rigorous bands are centred on the certified spectra.
     resume : bool
         Keep the complete parts of an earlier (interrupted) run with the same options.
     fold_norm : bool
@@ -133,6 +140,7 @@ class SurveyOptions:
     exact_method: ExactMethod = "auto"
     certify: bool = False
     certify_method: str = "auto"
+    precision_bands: bool = False
     resume: bool = False
     fold_norm: bool = False
     qk_norm: str = "refuse"
@@ -154,7 +162,9 @@ class SurveyOptions:
         return {"exact": self.exact, "exact_method": self.exact_method if self.exact else None,
                 "certify": self.certify,
                 "certify_method": self.certify_method if self.certify else None,
-                "fold_norm": self.fold_norm, "qk_norm": self.qk_norm}
+                "fold_norm": self.fold_norm, "qk_norm": self.qk_norm,
+                # recorded only when asked, so that runs without bands resume as before
+                **({"precision_bands": True} if self.precision_bands else {})}
 
 
 def parse_layers(spec: Sequence[str] | None, n_layers: int) -> list[int]:
@@ -385,6 +395,39 @@ def _certified_signatures(cols: dict[str, np.ndarray], encs: Sequence[Any], n: i
             cols[name][h] = value[0]
 
 
+@dataclass(frozen=True)
+class LayerPrecision:
+    """Storage half-widths of a layer's maps (:meth:`qkforms.models.Model.layer_precision`),
+    and of the folded norm gain when ``--fold-norm`` (``gamma``)."""
+
+    H_Q: np.ndarray
+    H_K: np.ndarray
+    gamma: np.ndarray | None = None
+
+
+def _bands(W_Q: np.ndarray, W_K: np.ndarray, kv_index: np.ndarray, valid: np.ndarray,
+           precision: LayerPrecision, gamma: np.ndarray | None,
+           enclosures: list[Any] | None) -> list[Any]:
+    """Storage-precision bands of the valid heads (None for the others)."""
+    from qkforms.bands import layer_bands
+    from qkforms.models.precision import folded_half_widths
+
+    H_Q, H_K = precision.H_Q, precision.H_K
+    if gamma is not None:  # the folded float64 weights, exactly as surveyed
+        h_g = precision.gamma if precision.gamma is not None else np.zeros_like(gamma)
+        H_Q, H_K = (folded_half_widths(W_Q, H_Q, gamma, h_g),
+                    folded_half_widths(W_K, H_K, gamma, h_g))
+        W_Q, W_K = W_Q * gamma, W_K * gamma
+    finite = np.array([bool(np.isfinite(W_Q[h]).all() and np.isfinite(W_K[g]).all())
+                       for h, g in enumerate(kv_index)], dtype=bool)
+    ok = np.asarray(valid, dtype=bool) & finite
+    if not ok.any():
+        return [None] * int(kv_index.shape[0])
+    Q = np.where(np.isfinite(W_Q), W_Q, 0.0)
+    K = np.where(np.isfinite(W_K), W_K, 0.0)
+    return layer_bands(Q, K, H_Q, H_K, kv_index, valid=ok, enclosures=enclosures)
+
+
 def process_layer(
     lw: LayerWeights | UnreadLayer,
     info: ModelInfo,
@@ -400,6 +443,7 @@ def process_layer(
     threads: int = 1,
     step: int | None = None,
     tokens_seen: int | None = None,
+    precision: LayerPrecision | None = None,
 ) -> LayerResult:
     """Compute the heads and spectra tables of one layer.
 
@@ -431,6 +475,9 @@ def process_layer(
         with single-threaded BLAS); the results do not depend on it.
     step, tokens_seen : int, optional
         The checkpoint's place in a training run (columns ``step``, ``tokens_seen``).
+    precision : LayerPrecision, optional
+        Storage half-widths of the layer's maps: the ok heads get storage-precision
+        bands (``--precision-bands``; centred on the certified spectra with ``certify``).
 
     Examples
     --------
@@ -450,7 +497,7 @@ def process_layer(
     ...                                         t.column("a_hi").to_pylist()))
     True
     """
-    from qkforms.survey.tables import certify_columns, heads_table, spectra_table
+    from qkforms.survey.tables import band_columns, certify_columns, heads_table, spectra_table
 
     t0 = time.perf_counter()
     N, n = int(info.N), int(info.n)
@@ -472,7 +519,8 @@ def process_layer(
             sp.ok, sp.error = unit.ok, unit.error
             cols["norm_sq"] = np.where(cols["valid"], sp.norm_sq, np.nan)
     t1 = time.perf_counter()
-    certify_cols = None
+    certify_cols = band_cols = None
+    encs: list[Any] | None = None
     readable = failure is None and not isinstance(lw, UnreadLayer)
     # the exact and certified stages call LAPACK on small matrices too (the float64
     # approximations of the verified eigenvalue method): one BLAS thread, as above
@@ -489,17 +537,22 @@ def process_layer(
         if exact and readable:
             assert not isinstance(lw, UnreadLayer)
             _exact_facts(cols, lw, kv_index, gamma, exact_method, sp.error)
-    t3 = time.perf_counter()
+        t3 = time.perf_counter()
+        if precision is not None and readable:
+            assert not isinstance(lw, UnreadLayer)
+            band_cols = band_columns(_bands(lw.W_Q, lw.W_K, kv_index, cols["valid"],
+                                            precision, gamma, encs))
+    t4 = time.perf_counter()
     heads = heads_table(model, lw.layer, kv_index, N, n, sp.error, cols, certify_cols,
-                        step=step, tokens_seen=tokens_seen)
+                        step=step, tokens_seen=tokens_seen, bands=band_cols)
     spectra = spectra_table(model, lw.layer, sp, cols["valid"], step=step)
     factors = None
     if keep_factors:
         assert sp.Q_red is not None and sp.K_red is not None
         factors = {"Q_red": sp.Q_red, "K_red": sp.K_red}
     return LayerResult(heads, spectra, factors, {
-        "compute_s": t1 - t0, "certify_s": t2 - t1, "exact_s": t3 - t2,
-        "table_s": time.perf_counter() - t3,
+        "compute_s": t1 - t0, "certify_s": t2 - t1, "exact_s": t3 - t2, "bands_s": t4 - t3,
+        "table_s": time.perf_counter() - t4,
     })
 
 
@@ -531,11 +584,35 @@ def _layer_result(model: Model, layer: int, lw: LayerWeights | None, failure: st
                              failure=failure or "layer could not be read", step=step,
                              tokens_seen=tokens_seen)
     gamma = gammas.get(layer) if gammas is not None else None
+    precision = layer_precision(model, layer, gamma is not None) if opts.precision_bands else None
     return process_layer(lw, info, model=label, exact=opts.exact,
                          exact_method=opts.exact_method, certify=opts.certify,
                          certify_method=opts.certify_method, gamma=gamma,
                          keep_factors=keep_factors, failure=failure,
-                         threads=opts.compute_threads(), step=step, tokens_seen=tokens_seen)
+                         threads=opts.compute_threads(), step=step, tokens_seen=tokens_seen,
+                         precision=precision)
+
+
+def layer_precision(model: Model, layer: int, fold_norm: bool = False) -> LayerPrecision:
+    """The storage half-widths of one layer (``--precision-bands``), and of its norm gain.
+
+    Raises
+    ------
+    PrecisionUnavailableError
+        When the checkpoint's storage has no per-weight precision
+        (:meth:`qkforms.models.Model.layer_precision`).
+
+    Examples
+    --------
+    >>> import qkforms.models as qm
+    >>> from qkforms.survey.runner import layer_precision
+    >>> with qm.load("minilm") as m:
+    ...     p = layer_precision(m, 0)
+    >>> p.H_Q.shape, p.gamma is None
+    ((12, 32, 384), True)
+    """
+    H_Q, H_K = model.layer_precision(layer)
+    return LayerPrecision(H_Q, H_K, model.norm_precision(layer) if fold_norm else None)
 
 
 def _write(store: PartStore, layer: int, res: LayerResult) -> dict[str, float]:
@@ -626,8 +703,8 @@ def _survey_model(model: Model, source: str | None, key: str, label: str, opts: 
     gammas = None
     if opts.fold_norm:
         gammas = {layer: norm_gain(model, layer) for layer in todo}
-    totals = {"read_s": 0.0, "compute_s": 0.0, "exact_s": 0.0, "certify_s": 0.0, "table_s": 0.0,
-              "write_s": 0.0}
+    totals = {"read_s": 0.0, "compute_s": 0.0, "exact_s": 0.0, "certify_s": 0.0,
+              "bands_s": 0.0, "table_s": 0.0, "write_s": 0.0}
 
     def add(timings: dict[str, float]) -> None:
         for k, v in timings.items():

@@ -25,11 +25,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from qkforms.bands import BAND_KINDS, BAND_STATS
 from qkforms.exact.enclosure import CERTIFIED_STATS
 from qkforms.tolerances import SPECTRAL_TYPE_RADIUS
 
 __all__ = [
     "BOOL_COLUMNS",
+    "BAND_COLUMNS",
     "CERTIFY_COLUMNS",
     "EXACT_COLUMNS",
     "FLOAT_COLUMNS",
@@ -70,8 +72,8 @@ class Column:
     source : str
         What fills it: ``"id"`` (the run), ``"stat"`` (the per-head statistics function;
         ``--exact`` and ``--certify`` may decide :data:`EXACT_COLUMNS` afterwards),
-        ``"certify"`` (certified enclosures, ``--certify``) or ``"spectra"`` (the Gram
-        engine).
+        ``"certify"`` (certified enclosures, ``--certify``), ``"bands"`` (storage-precision
+        bands, ``--precision-bands``) or ``"spectra"`` (the Gram engine).
     """
 
     name: str
@@ -186,6 +188,26 @@ HEADS: tuple[Column, ...] = (
            '`--certify`: how the eigenvalues of S were enclosed, `"rump"` (verified float '
            'eigenvectors, Weyl and Ostrowski) or `"charpoly"` (root isolation of the exact '
            "characteristic polynomial)", "certify"),
+    *(Column(f"{stat}_band_{end}", "double", True,
+             f"`--precision-bands`: {word} end of the storage-precision band of `{stat}`: "
+             "its value for every weight within the storage precision of the stored one "
+             "(docs/certified.md); null without the option, for failed heads, or when "
+             "undefined", "bands")
+      for stat in BAND_STATS for end, word in (("lo", "lower"), ("hi", "upper"))),
+    Column("band_kind", "string", True,
+           "`--precision-bands`: which band the `<stat>_band_*` columns hold, "
+           + ", ".join(f'`"{k}"`' for k in BAND_KINDS)
+           + " (rigorous with a certified centre, rigorous up to the float64 allowance of "
+           "the stored spectrum, or the first-order estimate; docs/certified.md)", "bands"),
+    Column("band_radius", "double", True,
+           "`--precision-bands`: `R/‖L‖`, the proved bound on how far the storage precision "
+           "lets `(λ₊, λ₋, ‖T‖)` move, relative to `‖L‖`", "bands"),
+    Column("signature_band_stable", "bool", True,
+           "`--precision-bands`: the signature of S is the same for every weight within the "
+           "storage precision (by the `band_kind` bound)", "bands"),
+    Column("signature_band_margin", "double", True,
+           "`--precision-bands`: `min_k (|λ_k| − r_k)/max|λ|`, r_k the bound on the move of "
+           "eigenvalue k (> 0 iff `signature_band_stable`)", "bands"),
 )
 
 #: every column of spectra.parquet (one row per ok head), in file order
@@ -223,6 +245,8 @@ EXACT_COLUMNS: tuple[str, ...] = ("n_pos", "n_neg", "n_zero", "signature_by", "s
                                   "live_rank", "surjective", "prediction", "prediction_met")
 #: the columns filled by ``--certify`` (``<stat>_lo``, ``<stat>_hi``, ``certify_method``)
 CERTIFY_COLUMNS: tuple[str, ...] = tuple(c.name for c in HEADS if c.source == "certify")
+#: the columns filled by ``--precision-bands``
+BAND_COLUMNS: tuple[str, ...] = tuple(c.name for c in HEADS if c.source == "bands")
 #: the columns that identify a checkpoint of a training run (optional for readers:
 #: absent or null for a single model)
 SERIES_COLUMNS: tuple[str, ...] = ("step", "tokens_seen")
@@ -230,10 +254,11 @@ SERIES_COLUMNS: tuple[str, ...] = ("step", "tokens_seen")
 SPECTRA_READ_COLUMNS: tuple[str, ...] = tuple(
     c for c in SPECTRA_COLUMNS if c not in SERIES_COLUMNS)
 #: the heads.parquet columns the observation statistics read (all but the run's
-#: bookkeeping: kv_head, error; the certify and series columns are optional)
+#: bookkeeping: kv_head, error; the certify, bands and series columns are optional)
 STAT_READ_COLUMNS: tuple[str, ...] = tuple(
     c for c in HEADS_COLUMNS
-    if c not in ("kv_head", "error", *SERIES_COLUMNS) and c not in CERTIFY_COLUMNS)
+    if c not in ("kv_head", "error", *SERIES_COLUMNS)
+    and c not in CERTIFY_COLUMNS and c not in BAND_COLUMNS)
 
 
 def heads_schema() -> Any:

@@ -30,6 +30,7 @@ from numpy.typing import NDArray
 
 from qkforms.gram import LayerSpectra
 from qkforms.survey.schema import (
+    BAND_COLUMNS,
     BOOL_COLUMNS,
     CERTIFY_COLUMNS,
     FLOAT_COLUMNS,
@@ -43,7 +44,8 @@ from qkforms.survey.schema import (
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["certify_columns", "concat_tables", "heads_table", "list_array", "spectra_table"]
+__all__ = ["band_columns", "certify_columns", "concat_tables", "heads_table", "list_array",
+           "spectra_table"]
 
 
 def list_array(values: NDArray[np.float64]) -> pa.ListArray:
@@ -65,7 +67,8 @@ def list_array(values: NDArray[np.float64]) -> pa.ListArray:
 def heads_table(model: str, layer: int, kv_index: NDArray[np.int64], N: int, n: int,
                 error: Sequence[str | None], cols: dict[str, NDArray],
                 certify: Mapping[str, Sequence[Any]] | None = None, *, step: int | None = None,
-                tokens_seen: int | None = None) -> pa.Table:
+                tokens_seen: int | None = None,
+                bands: Mapping[str, Sequence[Any]] | None = None) -> pa.Table:
     """The ``heads.parquet`` rows of one layer.
 
     Parameters
@@ -82,6 +85,9 @@ def heads_table(model: str, layer: int, kv_index: NDArray[np.int64], N: int, n: 
     certify
         The :data:`~qkforms.survey.schema.CERTIFY_COLUMNS` (a list per column, None
         where not certified); all null when not given (no ``--certify``).
+    bands
+        The :data:`~qkforms.survey.schema.BAND_COLUMNS` (:func:`band_columns`); all null
+        when not given (no ``--precision-bands``).
     """
     import pyarrow as pa
 
@@ -114,6 +120,9 @@ def heads_table(model: str, layer: int, kv_index: NDArray[np.int64], N: int, n: 
     schema = heads_schema()
     for name in CERTIFY_COLUMNS:
         values = [None] * n_q if certify is None else list(certify[name])
+        data[name] = pa.array(values, type=schema.field(name).type)
+    for name in BAND_COLUMNS:
+        values = [None] * n_q if bands is None else list(bands[name])
         data[name] = pa.array(values, type=schema.field(name).type)
     return pa.table([data[f.name] for f in schema], schema=schema)
 
@@ -180,5 +189,35 @@ def certify_columns(enclosures: Sequence[Any]) -> dict[str, list[Any]]:
             "certify_method": enc.method,
         }
         for name in CERTIFY_COLUMNS:
+            out[name].append(values.get(name))
+    return out
+
+
+def band_columns(bands: Sequence[Any]) -> dict[str, list[Any]]:
+    """The :data:`~qkforms.survey.schema.BAND_COLUMNS` of a layer's heads.
+
+    Parameters
+    ----------
+    bands
+        Per head, a :class:`qkforms.bands.Band` or None (no band).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms.bands import precision_band
+    >>> b = precision_band([[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]], np.full((1, 3), 1e-3),
+    ...                    np.full((1, 3), 1e-3))
+    >>> cols = band_columns([b, None])
+    >>> cols["band_kind"], cols["a_band_lo"][1]
+    (['rigorous-float', None], None)
+    """
+    import math
+
+    out: dict[str, list[Any]] = {name: [] for name in BAND_COLUMNS}
+    for band in bands:
+        values = {} if band is None else {
+            k: (None if isinstance(v, float) and math.isnan(v) else v)
+            for k, v in band.columns().items()}
+        for name in BAND_COLUMNS:
             out[name].append(values.get(name))
     return out
