@@ -52,6 +52,7 @@ from qkforms.survey.parallel import (
 )
 from qkforms.survey.statistics import head_columns
 from qkforms.survey.store import PartStore, atomic_write_bytes, atomic_write_table, model_key
+from qkforms.threads import compute_threads
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -142,10 +143,8 @@ class SurveyOptions:
     scheduler: str | None = None
 
     def compute_threads(self) -> int:
-        """The number of compute threads per process."""
-        if self.threads is not None:
-            return max(1, self.threads)
-        return max(1, (os.cpu_count() or 1) // max(1, self.workers))
+        """The number of compute threads per process (:func:`qkforms.threads.compute_threads`)."""
+        return compute_threads(workers=self.workers, requested=self.threads)
 
     def fingerprint(self) -> dict[str, object]:
         """The options that change the numbers (must match to resume)."""
