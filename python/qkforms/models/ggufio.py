@@ -437,6 +437,13 @@ class GGUFStore:
         values = gguf.quants.dequantize(np.asarray(self.raw(name)), t.qtype)
         return np.asarray(values, dtype=np.float64).reshape(self.shape(name))
 
+    def read_with_digest(self, name: str) -> tuple[np.ndarray, str | None]:
+        """:meth:`read`, and the sha256 of the tensor's stored bytes."""
+        import hashlib
+
+        stored = np.ascontiguousarray(self.raw(name)).data
+        return self.read(name), hashlib.sha256(stored).hexdigest()
+
     def close(self) -> None:
         """Drop the memory map (the store cannot be read afterwards)."""
         self._tensors = {}

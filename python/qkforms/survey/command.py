@@ -78,6 +78,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="keep the complete layers of an interrupted run in DIR",
     )
     parser.add_argument(
+        "--sha256",
+        action="store_true",
+        help="also record the sha256 of every whole checkpoint file (a full read of each; "
+        "by default the manifest records sizes, mtimes and the sha256 of every tensor read)",
+    )
+    parser.add_argument(
         "--fold-norm",
         action="store_true",
         help="fold the gain of the norm before each attention into W_Q, W_K",
@@ -233,6 +239,7 @@ def run(args: argparse.Namespace) -> int:
         certify=args.certify,
         certify_method=args.certify_method,
         resume=args.resume,
+        sha256=args.sha256,
         fold_norm=args.fold_norm,
         qk_norm=args.qk_norm,
         workers=args.workers,
@@ -254,7 +261,8 @@ def run(args: argparse.Namespace) -> int:
     models, load_s = [], []
     for src in args.sources:
         t = time.perf_counter()
-        models.append(load(src, download=args.download, qk_norm=args.qk_norm))
+        models.append(load(src, download=args.download, qk_norm=args.qk_norm,
+                             checksum=args.sha256))
         load_s.append(time.perf_counter() - t)
     try:
         if args.fold_norm:  # refuse early, before any work, for unsupported architectures
@@ -306,7 +314,8 @@ def _survey_units(entries: list[Any], opts: Any, args: argparse.Namespace) -> di
     names = []
     for e in entries:  # open the plain models first: their names, and errors before any work
         if isinstance(e, str):
-            with load(e, download=args.download, qk_norm=args.qk_norm) as m:
+            with load(e, download=args.download, qk_norm=args.qk_norm,
+                      checksum=args.sha256) as m:
                 if args.fold_norm:
                     from qkforms.survey.runner import norm_gain
 

@@ -105,6 +105,10 @@ class SurveyOptions:
         root isolation of the exact characteristic polynomial; about ten times slower).
     resume : bool
         Keep the complete parts of an earlier (interrupted) run with the same options.
+    sha256 : bool
+        The models were opened with the sha256 of every whole file (``load(...,
+        checksum=True)``, a full read); by default sizes and mtimes identify the files
+        and the sha256 of every tensor read is recorded as it streams.
     fold_norm : bool
         Fold the gain of the norm before each attention block into ``W_Q, W_K``.
     qk_norm : {"refuse", "fold"}
@@ -133,6 +137,7 @@ class SurveyOptions:
     certify: bool = False
     certify_method: str = "auto"
     resume: bool = False
+    sha256: bool = False
     fold_norm: bool = False
     qk_norm: str = "refuse"
     workers: int = 1
