@@ -22,6 +22,7 @@ Examples
 from __future__ import annotations
 
 import argparse
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -226,6 +227,37 @@ def run(args: argparse.Namespace) -> int:
     >>> status, (tmp / "out" / "heads.parquet").exists()
     (0, True)
     """
+    preload = _preload_statistics() if getattr(args, "stats", False) else None
+    try:
+        return _run(args)
+    finally:
+        if preload is not None:
+            preload.join()
+
+
+def _preload_statistics() -> threading.Thread:
+    """Import the statistics' modules (``scipy.stats``: about 2 s) in a background thread.
+
+    The survey computes meanwhile, mostly in numpy/LAPACK calls that release the GIL,
+    so the import of the step that follows it costs the command (almost) nothing. A
+    failed import here is silent: the statistics step imports again and reports.
+    """
+    import importlib
+
+    def load() -> None:
+        try:
+            importlib.import_module("qkforms.stats.observations")
+            importlib.import_module("scipy.stats")
+        except Exception:  # noqa: BLE001 - reported by the real import later
+            pass
+
+    thread = threading.Thread(target=load, name="qkforms-preload-stats", daemon=True)
+    thread.start()
+    return thread
+
+
+def _run(args: argparse.Namespace) -> int:
+    """The survey command proper (:func:`run`)."""
     from qkforms.errors import QKFormsError
     from qkforms.models import load
     from qkforms.survey.runner import SurveyOptions, survey
