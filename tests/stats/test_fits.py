@@ -140,3 +140,55 @@ def test_gamma_mode_is_defined_for_every_shape_above_one() -> None:
     low = _spectral_cols(0.6, seed=2, m=200, heads=2)
     assert np.all(low["k_pos"] < 1) and np.isnan(low["mode_pos"]).all()
     assert not low["all_shapes_gt1"].any()
+
+
+# --- batching: the fits of many layers in one call (issue #23) ----------------------------
+
+
+def test_fits_do_not_depend_on_what_they_are_batched_with() -> None:
+    """The stopping rule of every iteration is per row, so a row's fit is the same, bit
+    for bit, alone, in a batch of 9 (one layer) or in one batch of all rows."""
+    rng = np.random.default_rng(7)
+    x = rng.gamma(rng.uniform(0.5, 6.0, (45, 1)), 1.0, size=(45, 40)) ** rng.uniform(
+        0.3, 3.0, (45, 1))
+    whole = fit_gengamma(x)
+    k_all, theta_all, _ = fit_gamma(x)
+    c_all, scale_all, _ = fit_weibull(x)
+    for a in range(0, 45, 9):
+        part = fit_gengamma(x[a:a + 9])
+        for name in ("a", "c", "scale", "loglik"):
+            assert np.array_equal(getattr(part, name), getattr(whole, name)[a:a + 9]), name
+        assert list(part.source) == list(whole.source[a:a + 9])
+    for i in (0, 13, 44):
+        one = fit_gengamma(x[i:i + 1])
+        assert (one.a[0], one.c[0], one.scale[0]) == (whole.a[i], whole.c[i], whole.scale[i])
+        assert fit_gamma(x[i:i + 1])[0][0] == k_all[i]
+        assert fit_gamma(x[i:i + 1])[1][0] == theta_all[i]
+        assert fit_weibull(x[i:i + 1])[:2] == (c_all[i:i + 1], scale_all[i:i + 1])
+
+
+def test_batched_layers_give_the_per_layer_fits() -> None:
+    """``fit_layers`` (all layers in one batch, over two threads) equals the family
+    columns of ``layer_task(..., fits=True)`` run layer by layer."""
+    from qkforms import Head
+    from qkforms.stats.layer import fit_layers, layer_task
+    from qkforms.stats.synthetic import survey_rows
+
+    rng = np.random.default_rng(3)
+    heads = [Head(*rng.standard_normal((2, 12, 40))) for _ in range(12)]
+    h, s = survey_rows("m", heads, heads_per_layer=4)
+    payloads = []
+    for layer in range(3):
+        rows = [i for i, v in enumerate(h["layer"]) if v == layer]
+        srows = [i for i, v in enumerate(s["layer"]) if v == layer]
+        payloads.append(({k: [v[i] for i in rows] for k, v in h.items()},
+                         {k: [v[i] for i in srows] for k, v in s.items()}))
+    batched = fit_layers(payloads, threads=2)
+    for (hl, sl), cols in zip(payloads, batched, strict=True):
+        alone = layer_task(hl, sl, fits=True, baseline=False)["head_stats"]
+        without = layer_task(hl, sl, fits=False, baseline=False)["head_stats"]
+        assert list(cols) == [k for k in alone if k not in without]
+        for k, v in cols.items():
+            assert np.array_equal(np.asarray(v, dtype=object),
+                                  np.asarray(alone[k], dtype=object)), k
+        assert np.isfinite(np.asarray(cols["sigma_T_gg_loglik"], dtype=float)).all()

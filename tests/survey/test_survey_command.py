@@ -106,7 +106,11 @@ def test_smollm2_manifest_and_summary(smollm2_out: Path) -> None:
     entry = man["models"][0]
     assert entry["architecture"] == "llama" and entry["positional"] == "rope"
     assert entry["heads"] == 270 and entry["failed"] == 0
-    assert all(len(f["sha256"]) == 64 for f in entry["files"])
+    # no full-file hash by default (--sha256); every tensor read is hashed as it streams
+    assert all(f["sha256"] is None and f["size"] > 0 and f["mtime_ns"] > 0
+               for f in entry["files"])
+    assert len(entry["tensor_sha256"]) == 2 * 30
+    assert all(len(h) == 64 for h in entry["tensor_sha256"].values())
     assert man["thresholds"]["zero_tol_reduced"] == 1e-9
     assert man["version"] == qk.__version__
     assert entry["timings"]["wall_s"] > 0

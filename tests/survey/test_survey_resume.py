@@ -103,3 +103,51 @@ def test_fresh_run_discards_old_parts(checkpoint: Path, tmp_path: Path) -> None:
     assert main(["survey", str(checkpoint), "--out", str(out), "--layers", "5", "--no-stats"]) == 0
     assert [p.name for p in _parts(out)] == ["layer-0005.heads.parquet"]
     assert pq.read_table(out / "heads.parquet").num_rows == 4
+
+
+def test_resume_detects_changed_weights_without_hashing_files(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """No full-file sha256 by default: the manifest records sizes, mtimes and the sha256
+    of every tensor read (hashed as it streams); rewriting the weights (same size) makes
+    ``--resume`` refuse; ``--sha256`` adds the whole-file hashes."""
+    import hashlib
+
+    import qkforms.models as qm
+    from qkforms.models.sources import sha256
+
+    ckpt = write_llama_checkpoint(tmp_path / "c", n_layers=3, N=32, n=4, n_q=2, n_kv=1,
+                                  seed=1)
+    out = tmp_path / "o"
+    assert main(["survey", str(ckpt), "--out", str(out), "--layers", "0-1",
+                 "--no-stats", "--no-progress"]) == 0
+    entry = json.loads((out / "manifest.json").read_text())["models"][0]
+    weights = ckpt / "model.safetensors"
+    files = {Path(f["path"]).name: f for f in entry["files"]}
+    assert files["model.safetensors"]["sha256"] is None
+    assert files["model.safetensors"]["size"] == weights.stat().st_size
+    assert files["model.safetensors"]["mtime_ns"] == weights.stat().st_mtime_ns
+    # one hash per tensor read (q and k of layers 0 and 1), that of its stored bytes
+    hashes = entry["tensor_sha256"]
+    assert len(hashes) == 4
+    f = qm.safetensors.SafetensorsFile(str(weights))
+    name = "model.layers.1.self_attn.k_proj.weight"
+    offset, length = f.byte_range(name)
+    with open(weights, "rb") as fh:
+        fh.seek(offset)
+        assert hashes[name] == hashlib.sha256(fh.read(length)).hexdigest()
+    f.close()
+    # the same shapes, other weights: same size, new mtime -> resume refused
+    size = weights.stat().st_size
+    time.sleep(0.01)
+    write_llama_checkpoint(tmp_path / "c", n_layers=3, N=32, n=4, n_q=2, n_kv=1, seed=2)
+    assert weights.stat().st_size == size
+    capsys.readouterr()
+    assert main(["survey", str(ckpt), "--out", str(out), "--layers", "0-2", "--resume",
+                 "--no-stats", "--no-progress"]) != 0
+    assert "differs in files" in capsys.readouterr().err
+    assert main(["survey", str(ckpt), "--out", str(out), "--sha256", "--no-stats",
+                 "--no-progress"]) == 0
+    entry = json.loads((out / "manifest.json").read_text())["models"][0]
+    files = {Path(f["path"]).name: f for f in entry["files"]}
+    assert files["model.safetensors"]["sha256"] == sha256(str(weights))
+    assert len(entry["tensor_sha256"]) == 6

@@ -1,10 +1,12 @@
 """Reading llama.cpp GGUF files through the ``gguf`` package.
 
-:class:`GGUFStore` wraps :class:`gguf.GGUFReader` (which memory-maps the file, so only
-the pages of the tensors actually dequantized are read) and serves tensors by name in
-Hugging Face orientation: a GGUF tensor of ggml shape ``(ne0, ne1) = (in, out)`` is
-returned as a float64 ``(out, in)`` array, dequantized with
-:func:`gguf.quants.dequantize`. :func:`spec_from_gguf` turns the ``llama.*`` metadata
+:class:`GGUFStore` reads the file's header lazily (its own parser: the metadata without
+the tokenizer arrays, and the table of tensors, so that checks and refusals take
+milliseconds whatever the vocabulary), memory-maps the file, so only the pages of the
+tensors actually dequantized are read, and serves tensors by name in Hugging Face
+orientation: a GGUF tensor of ggml shape ``(ne0, ne1) = (in, out)`` is returned as a
+float64 ``(out, in)`` array, dequantized with :func:`gguf.quants.dequantize`.
+:func:`spec_from_gguf` turns the ``llama.*`` metadata
 into an :class:`~qkforms.models.config.ArchSpec` for every architecture of
 :data:`GGUF_ARCHITECTURES` (and refuses the others with a reason,
 :data:`REFUSED_GGUF_ARCHITECTURES`). Every tensor type the installed ``gguf`` package can
@@ -28,10 +30,11 @@ Examples
 from __future__ import annotations
 
 import os
+import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -55,6 +58,7 @@ __all__ = [
     "GGUFArchitecture",
     "GGUFStore",
     "GGUF_ARCHITECTURES",
+    "GGUF_VERSIONS",
     "REFUSED_GGUF_ARCHITECTURES",
     "SUPPORTED_GGUF_ARCHITECTURES",
     "decodable_types",
@@ -166,8 +170,149 @@ def _import_gguf() -> Any:
     return gguf
 
 
+#: GGUF format versions the lazy reader understands (those of ``gguf.GGUFReader``)
+GGUF_VERSIONS = (2, 3)
+#: metadata keys skipped without decoding (the tokenizer arrays: 150k+ strings)
+SKIPPED_KEY_PREFIXES = ("tokenizer.",)
+
+# GGUF value types (gguf.GGUFValueType): struct format of each scalar
+_SCALAR = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q",
+           12: "d"}
+_STRING, _ARRAY = 8, 9
+
+
+@dataclass(frozen=True)
+class _TensorInfo:
+    """Where one tensor's bytes are: ggml dims ``ne``, type, absolute offset, size."""
+
+    name: str
+    ne: tuple[int, ...]
+    qtype: Any  # gguf.GGMLQuantizationType
+    offset: int
+    n_bytes: int
+
+
+class _Header:
+    """A lazy parse of a GGUF file's header: metadata (tokenizer arrays skipped, not
+    decoded) and the tensor table, read with ``struct`` from the memory map.
+
+    Skipping an array of ``k`` strings walks their ``k`` length fields (no string is
+    decoded and no object is made per element), so a 150k-token vocabulary costs
+    milliseconds, where ``gguf.GGUFReader`` builds several numpy views per token.
+    """
+
+    def __init__(self, buf: Any, size: int, gguf: Any) -> None:
+        self.buf, self.size, self.gguf = buf, size, gguf
+        self.offs = 0
+        if bytes(buf[:4]) != b"GGUF":
+            raise ValueError("GGUF magic invalid")
+        version = struct.unpack_from("<I", buf, 4)[0]
+        self.order = "<"
+        if version & 0xFFFF == 0:  # written for the other byte order
+            self.order = ">"
+            version = struct.unpack_from(">I", buf, 4)[0]
+        if version not in GGUF_VERSIONS:
+            raise ValueError(f"GGUF version {version} is not supported (reads "
+                             f"{', '.join(map(str, GGUF_VERSIONS))})")
+        self.offs = 8
+        n_tensors, n_kv = self._unpack("QQ")
+        self.metadata: dict[str, Any] = {}
+        self.skipped: list[str] = []
+        for _ in range(self._count(n_kv, 12)):
+            key = self._string()
+            vtype = self._unpack("I")[0]
+            if key.startswith(SKIPPED_KEY_PREFIXES):
+                self._skip(vtype)
+                self.skipped.append(key)
+            else:
+                self.metadata[key] = self._value(vtype)
+        raw: list[tuple[str, tuple[int, ...], int, int]] = []
+        for _ in range(self._count(n_tensors, 24)):
+            name = self._string()
+            n_dims = self._unpack("I")[0]
+            if n_dims > 8:
+                raise ValueError(f"tensor {name!r} has {n_dims} dimensions")
+            ne = self._unpack("Q" * n_dims)
+            qtype, offset = self._unpack("IQ")
+            raw.append((name, tuple(int(d) for d in ne), int(qtype), int(offset)))
+        align = self.metadata.get("general.alignment", 32)
+        if not isinstance(align, int) or align <= 0 or align & (align - 1):
+            raise ValueError(f"invalid general.alignment {align!r}")
+        start = -(-self.offs // align) * align
+        self.tensors: dict[str, _TensorInfo] = {}
+        for name, ne, qtype, offset in raw:
+            if name in self.tensors:
+                raise ValueError(f"duplicated tensor {name!r}")
+            kind = gguf.GGMLQuantizationType(qtype)
+            block, type_size = gguf.GGML_QUANT_SIZES[kind]
+            n_elems = int(np.prod(ne, dtype=np.int64)) if ne else 1
+            self.tensors[name] = _TensorInfo(name, ne, kind, start + offset,
+                                             n_elems * type_size // block)
+
+    def _unpack(self, fmt: str) -> tuple[Any, ...]:
+        out = struct.unpack_from(self.order + fmt, self.buf, self.offs)
+        self.offs += struct.calcsize(self.order + fmt)
+        return out
+
+    def _count(self, count: int, least: int) -> int:
+        """``count`` items of at least ``least`` bytes each must fit in the file."""
+        if count * least > self.size - self.offs:
+            raise ValueError(f"count {count} at byte {self.offs} exceeds the file")
+        return int(count)
+
+    def _string(self) -> str:
+        length = self._count(self._unpack("Q")[0], 1)
+        out = bytes(self.buf[self.offs:self.offs + length]).decode("utf-8")
+        self.offs += length
+        return out
+
+    def _value(self, vtype: int) -> Any:
+        if vtype == _STRING:
+            return self._string()
+        if vtype == _ARRAY:
+            etype, count = self._unpack("IQ")
+            return [self._value(etype) for _ in range(self._count(count, 1))]
+        if vtype not in _SCALAR:
+            raise ValueError(f"unknown GGUF value type {vtype}")
+        value = self._unpack(_SCALAR[vtype])[0]
+        return bool(value) if vtype == 7 else value
+
+    def _skip(self, vtype: int) -> None:
+        if vtype == _STRING:
+            length = self._count(self._unpack("Q")[0], 1)
+            self.offs += length
+        elif vtype == _ARRAY:
+            etype, count = self._unpack("IQ")
+            count = self._count(count, 1)
+            if etype in _SCALAR:
+                width = struct.calcsize(_SCALAR[etype])
+                self._count(count, width)
+                self.offs += count * width
+            elif etype == _STRING:
+                fmt, buf, offs, end = self.order + "Q", self.buf, self.offs, self.size
+                for _ in range(count):
+                    offs += 8 + struct.unpack_from(fmt, buf, offs)[0]
+                    if offs > end:
+                        raise ValueError("a string array runs past the end of the file")
+                self.offs = offs
+            else:
+                for _ in range(count):
+                    self._skip(etype)
+        elif vtype in _SCALAR:
+            self.offs += struct.calcsize(_SCALAR[vtype])
+        else:
+            raise ValueError(f"unknown GGUF value type {vtype}")
+
+
 class GGUFStore:
-    """Tensors and metadata of one GGUF file.
+    """Tensors and metadata of one GGUF file, read lazily.
+
+    Opening parses only the header (:class:`_Header`): the metadata without the
+    tokenizer arrays (:data:`SKIPPED_KEY_PREFIXES`, whose keys are listed in
+    ``skipped``) and the table of tensors (name, shape, type, offset). Nothing else of
+    the file is read: the architecture checks and refusals of the loader take
+    milliseconds whatever the vocabulary, and each tensor's bytes are located by its
+    offset and mapped only when it is read.
 
     Parameters
     ----------
@@ -200,27 +345,22 @@ class GGUFStore:
         except UnsafePathError as exc:
             raise CheckpointError(str(exc)) from None
         try:
-            reader = gguf.GGUFReader(self.path, "r")
-        except Exception as exc:  # the reader raises ValueError, IndexError, struct errors
+            data: Any = np.memmap(self.path, mode="r") if size else np.zeros(0, np.uint8)
+            header = _Header(data, size, gguf)
+        except Exception as exc:  # struct errors, ValueError, UnicodeDecodeError, OSError
             raise CheckpointError(f"{self.path}: not a readable GGUF file (corrupt or "
                                   f"truncated, {size} bytes): {type(exc).__name__}: "
                                   f"{exc}") from exc
-        self._reader = reader
-        self._tensors = {t.name: t for t in reader.tensors}
-        for t in reader.tensors:
-            if t.data_offset + t.n_bytes > size or t.data.nbytes != t.n_bytes:
+        self._data: Any = data
+        self._order = header.order
+        self._tensors = header.tensors
+        self.skipped: list[str] = header.skipped
+        for t in self._tensors.values():
+            if t.offset + t.n_bytes > size:
                 raise CheckpointError(f"{self.path}: truncated GGUF file: tensor {t.name!r} "
-                                      f"needs bytes up to {t.data_offset + t.n_bytes}, the "
+                                      f"needs bytes up to {t.offset + t.n_bytes}, the "
                                       f"file has {size}")
-        self.metadata: dict[str, Any] = {}
-        for key, field in reader.fields.items():
-            if key.startswith("tokenizer.") or key.startswith("GGUF."):
-                continue
-            try:
-                self.metadata[key] = field.contents()
-            except Exception as exc:
-                raise CheckpointError(f"{self.path}: corrupt GGUF metadata field "
-                                      f"{key!r}: {exc}") from exc
+        self.metadata: dict[str, Any] = header.metadata
 
     @property
     def names(self) -> list[str]:
@@ -243,15 +383,25 @@ class GGUFStore:
 
     def shape(self, name: str) -> tuple[int, ...]:
         """Shape in row-major (Hugging Face) order: ggml's ``ne`` reversed."""
-        return tuple(int(s) for s in reversed(self._tensor(name).shape.tolist()))
+        return tuple(reversed(self._tensor(name).ne))
 
     def dtype(self, name: str) -> str:
         """ggml type name (``F32``, ``F16``, ``Q4_1``, ``Q8_0``, ...)."""
-        return str(self._tensor(name).tensor_type.name)
+        return str(self._tensor(name).qtype.name)
 
     def raw(self, name: str) -> np.ndarray:
-        """The stored bytes/values of a tensor as the reader exposes them (memory-mapped)."""
-        return self._tensor(name).data
+        """The stored values of a tensor, memory-mapped, as ``gguf.GGUFReader`` exposes
+        them: F16/F32/F64/I8-I64 typed in row-major shape, other types as bytes of shape
+        ``(..., bytes per row)``."""
+        t = self._tensor(name)
+        typed = _TYPED.get(t.qtype.name)
+        shape = tuple(reversed(t.ne))
+        data = self._data[t.offset:t.offset + t.n_bytes]
+        if typed is None:
+            gguf = _import_gguf()
+            return data.reshape(gguf.quants.quant_shape_to_byte_shape(shape, t.qtype))
+        order: Literal["<", ">"] = "<" if self._order == "<" else ">"
+        return data.view(np.dtype(typed).newbyteorder(order)).reshape(shape)
 
     def check_decodable(self, name: str) -> None:
         """Raise unless the installed ``gguf`` package can dequantize tensor ``name``.
@@ -284,13 +434,25 @@ class GGUFStore:
         gguf = _import_gguf()
         t = self._tensor(name)
         self.check_decodable(name)
-        values = gguf.quants.dequantize(np.asarray(t.data), t.tensor_type)
+        values = gguf.quants.dequantize(np.asarray(self.raw(name)), t.qtype)
         return np.asarray(values, dtype=np.float64).reshape(self.shape(name))
+
+    def read_with_digest(self, name: str) -> tuple[np.ndarray, str | None]:
+        """:meth:`read`, and the sha256 of the tensor's stored bytes."""
+        import hashlib
+
+        stored = np.ascontiguousarray(self.raw(name)).data
+        return self.read(name), hashlib.sha256(stored).hexdigest()
 
     def close(self) -> None:
         """Drop the memory map (the store cannot be read afterwards)."""
         self._tensors = {}
-        self._reader = None
+        self._data = None
+
+
+#: numpy types of the tensors the reader hands out typed (the others as bytes)
+_TYPED = {"F16": np.float16, "F32": np.float32, "F64": np.float64, "I8": np.int8,
+          "I16": np.int16, "I32": np.int32, "I64": np.int64}
 
 
 @lru_cache(maxsize=1)

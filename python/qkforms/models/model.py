@@ -89,6 +89,9 @@ class Model:
         self._layout = layout
         self._store = store
         self._plan = plan
+        #: sha256 of the stored bytes of every tensor read so far, by name
+        #: (:meth:`layer`, :meth:`norm_weight`): the provenance of what was computed on
+        self.tensor_sha256: dict[str, str] = {}
 
     def __repr__(self) -> str:
         i = self.info
@@ -104,6 +107,25 @@ class Model:
             raise LayerIndexError(f"layer {format_value(layer)} out of range (the model has "
                                   f"{self.info.n_layers} layers, 0 to {self.info.n_layers - 1})")
         return int(layer)
+
+    def _read(self, name: str) -> np.ndarray:
+        """Read one tensor, hashing its stored bytes as they are read (``tensor_sha256``).
+
+        Stores without ``read_with_digest`` (pickles) are hashed on the decoded float64
+        values instead.
+        """
+        with_digest = getattr(self._store, "read_with_digest", None)
+        if with_digest is not None:
+            arr, digest = with_digest(name)
+        else:
+            arr, digest = self._store.read(name), None
+        if digest is None:
+            import hashlib
+
+            digest = "float64:" + hashlib.sha256(
+                np.ascontiguousarray(arr, dtype=np.float64).data).hexdigest()
+        self.tensor_sha256[name] = digest
+        return arr
 
     def layer(self, layer: int, *, check_finite: bool = True) -> LayerWeights:
         """Read, cut and check the q/k maps of one layer.
@@ -124,7 +146,7 @@ class Model:
         layer = self._check_layer(layer)
         spec = self.info.spec
         names = self._plan[layer]
-        arrays = {role: self._store.read(name) for role, name in names.items()}
+        arrays = {role: self._read(name) for role, name in names.items()}
         qk = self._layout.split(spec, arrays)
         kv_index = np.arange(spec.n_q) // spec.kv_group
         if check_finite:
@@ -214,7 +236,7 @@ class Model:
         """
         info = self.info
         name = self._norm_tensor_name(self._check_layer(layer))
-        gamma = np.asarray(self._store.read(name), dtype=np.float64).reshape(-1)
+        gamma = np.asarray(self._read(name), dtype=np.float64).reshape(-1)
         if gamma.shape != (info.N,):
             raise CheckpointError(
                 f"{info.name}: norm tensor {name!r} has shape {gamma.shape}, "

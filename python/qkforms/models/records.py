@@ -36,7 +36,7 @@ __all__ = ["HeadWeights", "LayerWeights", "ModelInfo", "SourceFile"]
 
 @dataclass(frozen=True)
 class SourceFile:
-    """One file a model was read from.
+    """One file a model was read from: path, size, sha256 (when asked) and mtime.
 
     Examples
     --------
@@ -47,6 +47,8 @@ class SourceFile:
     path: str
     size: int
     sha256: str | None
+    #: modification time (ns) when the model was opened
+    mtime_ns: int | None = None
 
 
 @dataclass(frozen=True)
@@ -193,7 +195,7 @@ class ModelInfo:
         >>> spec = ArchSpec("bert", "bert", 1, 4, 2, 2, 2, "absolute", has_qk_bias=True)
         >>> d = ModelInfo("m", spec, "float32", (SourceFile("/m/w", 3, "ab"),)).as_dict()
         >>> d["N"], d["causal"], d["files"]
-        (4, True, [{'path': '/m/w', 'size': 3, 'sha256': 'ab'}])
+        (4, True, [{'path': '/m/w', 'size': 3, 'sha256': 'ab', 'mtime_ns': None}])
         """
         out: dict[str, Any] = {k: getattr(self, k) for k in self.fact_names()}
         out["files"] = [dataclasses.asdict(f) for f in self.files]

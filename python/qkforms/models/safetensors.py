@@ -30,6 +30,7 @@ Examples
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
@@ -315,6 +316,10 @@ class SafetensorsFile:
 
     def read(self, name: str) -> np.ndarray:
         """Read one tensor and decode it to float64 (exactly)."""
+        return self.read_with_digest(name, digest=False)[0]
+
+    def read_with_digest(self, name: str, *, digest: bool = True) -> tuple[np.ndarray, str | None]:
+        """:meth:`read`, and the sha256 of the tensor's stored bytes (hashed as read)."""
         entry = self._entry(name)
         offset, length = self.byte_range(name)
         buf = bytearray(length)
@@ -325,7 +330,8 @@ class SafetensorsFile:
         if got != length:
             raise CheckpointError(f"{self.path}: truncated while reading tensor {name!r} "
                                   f"({got} of {length} bytes)")
-        return decode(buf, entry["dtype"], entry["shape"])
+        hexdigest = hashlib.sha256(buf).hexdigest() if digest else None
+        return decode(buf, entry["dtype"], entry["shape"]), hexdigest
 
     def close(self) -> None:
         """Close the file handle (reopened on the next read)."""
@@ -430,6 +436,10 @@ class SafetensorsStore:
     def read(self, name: str) -> np.ndarray:
         """Read one tensor as float64."""
         return self._lookup(name).read(name)
+
+    def read_with_digest(self, name: str) -> tuple[np.ndarray, str | None]:
+        """One tensor as float64 and the sha256 of its stored bytes."""
+        return self._lookup(name).read_with_digest(name)
 
     def close(self) -> None:
         """Close every open file handle."""

@@ -55,7 +55,8 @@ def sha256(path: str) -> str:
 
 
 def source_files(paths: Iterable[str], checksum: bool) -> tuple[SourceFile, ...]:
-    """:class:`~qkforms.models.records.SourceFile` records (sha256 only if ``checksum``).
+    """:class:`~qkforms.models.records.SourceFile` records: size and mtime (a ``stat``),
+    and the sha256 of the whole file only if ``checksum`` (a full read).
 
     Examples
     --------
@@ -66,8 +67,12 @@ def source_files(paths: Iterable[str], checksum: bool) -> tuple[SourceFile, ...]
     >>> source_files([p], checksum=False)[0].size
     3
     """
-    return tuple(SourceFile(os.path.abspath(p), os.path.getsize(p),
-                            sha256(p) if checksum else None) for p in paths)
+    out = []
+    for p in paths:
+        st = os.stat(p)
+        out.append(SourceFile(os.path.abspath(p), st.st_size, sha256(p) if checksum else None,
+                              st.st_mtime_ns))
+    return tuple(out)
 
 
 def resolve(source: str | os.PathLike[str], download: bool) -> tuple[str, str | None]:

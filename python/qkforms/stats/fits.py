@@ -68,20 +68,29 @@ def _rows(x: ArrayLike) -> NDArray[np.float64]:
 
 
 def _gamma_shape(s: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Solve ``log k - digamma(k) = s`` (s > 0) for k, elementwise."""
+    """Solve ``log k - digamma(k) = s`` (s > 0) for k, elementwise (any shape).
+
+    Newton's method with a stopping rule *per entry*: an entry stops at the first step
+    that changes it by at most ``1e-13 k`` (or after 30 steps), whatever the other
+    entries do. So the value of an entry does not depend on what it is batched with:
+    fitting the heads of many layers in one call gives the same numbers, bit for bit,
+    as fitting each layer (or each head) alone.
+    """
     s = np.maximum(s, 1e-12)
     k = (3.0 - s + np.sqrt((s - 3.0) ** 2 + 24.0 * s)) / (12.0 * s)
+    flat, sf = k.reshape(-1), s.reshape(-1)
+    idx = np.arange(flat.size)
     for _ in range(30):
-        f = np.log(k) - special.digamma(k) - s
-        fp = 1.0 / k - special.zeta(2.0, k)  # trigamma(k) = Hurwitz zeta(2, k)
-        step = f / fp
-        k_new = k - step
-        k_new = np.where(k_new <= 0, k / 2.0, k_new)
-        done = np.all(np.abs(k_new - k) <= 1e-13 * k)
-        k = k_new
-        if done:
+        kk, ss = flat[idx], sf[idx]
+        f = np.log(kk) - special.digamma(kk) - ss
+        fp = 1.0 / kk - special.zeta(2.0, kk)  # trigamma(k) = Hurwitz zeta(2, k)
+        k_new = kk - f / fp
+        k_new = np.where(k_new <= 0, kk / 2.0, k_new)
+        flat[idx] = k_new
+        idx = idx[~(np.abs(k_new - kk) <= 1e-13 * kk)]
+        if not idx.size:
             break
-    return k
+    return flat.reshape(k.shape)
 
 
 def _gamma_profile(
@@ -151,17 +160,20 @@ def _logy(arr: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.flo
 def _gg_profile(
     logy: NDArray[np.float64], c: NDArray[np.float64]
 ) -> tuple[NDArray, NDArray, NDArray]:
-    """Profile log-likelihood at ``c`` (one per row) for centred log-data ``logy``.
+    """Profile log-likelihood at ``c`` for centred log-data ``logy`` (shape ``(h, m)``).
 
-    Returns ``(loglik, a, log_scale)`` of the data ``y = x / geometric mean``.
+    ``c`` has shape ``(h,)`` (one value per row) or ``(h, g)`` (g values per row: a
+    whole grid in one batch). Returns ``(loglik, a, log_scale)``, shaped like ``c``, of
+    the data ``y = x / geometric mean``.
     """
     m = logy.shape[1]
-    cl = c[:, None] * logy
-    top = cl.max(axis=1)
-    log_meanz = top + np.log(np.mean(np.exp(cl - top[:, None]), axis=1))
-    logz_mean = c * logy.mean(axis=1)  # = 0 since logy is centred, kept for clarity
+    ly = logy if c.ndim == 1 else logy[:, None, :]
+    cl = c[..., None] * ly
+    top = cl.max(axis=-1)
+    log_meanz = top + np.log(np.mean(np.exp(cl - top[..., None]), axis=-1))
+    logz_mean = c * ly.mean(axis=-1)  # = 0 since logy is centred, kept for clarity
     a, log_beta, loglik = _gamma_profile(logz_mean, log_meanz, m)
-    loglik = loglik + m * np.log(np.abs(c)) + (c - 1.0) * logy.sum(axis=1)
+    loglik = loglik + m * np.log(np.abs(c)) + (c - 1.0) * ly.sum(axis=-1)
     return loglik, a, log_beta / c
 
 
@@ -252,7 +264,7 @@ def fit_gengamma(x: ArrayLike) -> GenGammaFit:
     logy, center = _logy(arr)
     h = arr.shape[0]
     # grid of c, then golden-section refinement between the best point's neighbours
-    grid_vals = np.stack([_gg_profile(logy, np.full(h, c))[0] for c in _C_GRID], axis=1)
+    grid_vals = _gg_profile(logy, np.broadcast_to(_C_GRID, (h, _C_GRID.size)))[0]
     order = np.argsort(_C_GRID)
     sorted_c = _C_GRID[order]
     vals = grid_vals[:, order]

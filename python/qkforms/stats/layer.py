@@ -23,17 +23,76 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from qkforms.errors import QKFormsError
 
-__all__ = ["layer_task"]
+__all__ = ["fit_layers", "layer_task"]
 
 
 def _plain_list(values: Any) -> list[Any]:
     return [v.item() if isinstance(v, np.generic) else v for v in list(values)]
+
+
+def _ordered_spectra(heads: dict[str, Any], spectra: dict[str, Any]
+                     ) -> tuple[list[int], dict[str, list[Any]]]:
+    """The layer's head ids and its spectra columns in the order of ``heads``.
+
+    Raises
+    ------
+    QKFormsError
+        If the rows span several (model, layer) groups or a head has no spectra row.
+    """
+    models = set(_plain_list(heads["model"]))
+    layers = set(_plain_list(heads["layer"]))
+    if len(models) > 1 or len(layers) > 1:
+        raise QKFormsError(f"layer_task got several (model, layer) groups: {models} x {layers}")
+    head_ids = [int(h) for h in _plain_list(heads["head"])]
+    spec_index = {int(h): i for i, h in enumerate(_plain_list(spectra.get("head", [])))}
+    missing = [h for h in head_ids if h not in spec_index]
+    if missing:
+        raise QKFormsError(
+            f"spectra.parquet has no rows for heads {missing} of model "
+            f"{next(iter(models))!r}, layer {next(iter(layers))}"
+        )
+    order = [spec_index[h] for h in head_ids]
+
+    def col(name: str) -> list[Any]:
+        values = list(spectra[name]) if name in spectra else [None] * len(spec_index)
+        return [values[i] for i in order]
+
+    return head_ids, {name: col(name) for name in ("eig_S", "sv_T", "abs_eig_L")}
+
+
+def fit_layers(payloads: Sequence[tuple[dict[str, Any], dict[str, Any]]], *,
+               threads: int = 1) -> list[dict[str, list[Any]]]:
+    """The family-fit columns of many layers' heads, fitted in one batch.
+
+    ``payloads`` are ``(heads, spectra)`` pairs as for :func:`layer_task`; the result
+    has, per payload, the columns that ``layer_task(..., fits=True)`` adds to
+    ``head_stats`` beyond ``fits=False``, with the same values (the fits are per row:
+    :func:`qkforms.stats.spectral.family_rows`).
+
+    Examples
+    --------
+    >>> heads = {"model": ["m"], "layer": [0], "head": [0], "N": [16], "n": [1]}
+    >>> spectra = {"model": ["m"], "layer": [0], "head": [0], "eig_S": [[1.0, -0.5]],
+    ...            "sv_T": [[0.7]], "abs_eig_L": [[0.5]]}
+    >>> cols = fit_layers([(heads, spectra)] * 2)
+    >>> len(cols), cols[0]["sigma_T_m"], cols[1]["sigma_T_best"]
+    (2, [1], [None])
+    """
+    from qkforms.stats.spectral import family_rows
+
+    ordered = [_ordered_spectra(h, s) for h, s in payloads]
+    bounds = np.cumsum([0] + [len(ids) for ids, _ in ordered])
+    fam = family_rows(*([v for _, spec in ordered for v in spec[name]]
+                        for name in ("eig_S", "sv_T", "abs_eig_L")), threads=threads)
+    return [{k: _plain_list(v[a:b]) for k, v in fam.items()}
+            for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
 
 
 def layer_task(
@@ -76,25 +135,10 @@ def layer_task(
     from qkforms.stats.baseline import baseline_heads
     from qkforms.stats.spectral import spectral_rows
 
+    head_ids, spec = _ordered_spectra(heads, spectra)
     models = set(_plain_list(heads["model"]))
     layers = set(_plain_list(heads["layer"]))
-    if len(models) > 1 or len(layers) > 1:
-        raise QKFormsError(f"layer_task got several (model, layer) groups: {models} x {layers}")
-    head_ids = [int(h) for h in _plain_list(heads["head"])]
-    spec_index = {int(h): i for i, h in enumerate(_plain_list(spectra.get("head", [])))}
-    missing = [h for h in head_ids if h not in spec_index]
-    if missing:
-        raise QKFormsError(
-            f"spectra.parquet has no rows for heads {missing} of model "
-            f"{next(iter(models))!r}, layer {next(iter(layers))}"
-        )
-    order = [spec_index[h] for h in head_ids]
-
-    def col(name: str) -> list[Any]:
-        values = list(spectra[name]) if name in spectra else [None] * len(spec_index)
-        return [values[i] for i in order]
-
-    stats = spectral_rows(col("eig_S"), col("sv_T"), col("abs_eig_L"), fits=fits)
+    stats = spectral_rows(spec["eig_S"], spec["sv_T"], spec["abs_eig_L"], fits=fits)
     model = next(iter(models)) if models else None
     layer = int(next(iter(layers))) if layers else 0
     head_stats: dict[str, list[Any]] = {

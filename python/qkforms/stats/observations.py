@@ -286,15 +286,30 @@ def _run_tasks(
     client: Any,
     n_workers: int,
 ) -> list[dict[str, dict[str, list[Any]]]]:
-    from qkforms.stats.layer import layer_task
+    from qkforms.stats.layer import fit_layers, layer_task
+    from qkforms.threads import compute_threads, map_slices, single_threaded_libraries
 
     kwargs: dict[str, Any] = {"seed": seed, "fits": fits, "baseline": baseline,
                               "baseline_max_heads": baseline_max_heads}
     what = "stats: " + ("baseline and family fits" if baseline and fits else
                         "baseline" if baseline else "family fits" if fits else "layers")
     if executor == "local":
-        return [layer_task(h, s, **kwargs)
-                for h, s in _progress.track(payloads, what, unit="layer")]
+        # the thread policy (qkforms.threads): one BLAS/OpenMP thread, the fits of all
+        # layers in one batch split over the cores; the same numbers as per-layer fits
+        threads = compute_threads()
+        with single_threaded_libraries(), _progress.phase(what, 2, unit="step") as bar:
+            # each task is a pure function of its layer: slices of them run in threads
+            results = [r for part in map_slices(
+                lambda a, b: [layer_task(*payloads[i], **{**kwargs, "fits": False})
+                              for i in range(a, b)], len(payloads), threads=threads)
+                for r in part]
+            bar.update()
+            if fits:
+                for res, cols in zip(results, fit_layers(payloads, threads=threads),
+                                     strict=True):
+                    res["head_stats"].update(cols)
+            bar.update()
+        return results
     if executor != "dask":
         raise QKFormsError(f"unknown executor {executor!r}; use 'local' or 'dask'")
     from qkforms.stats.executor import run_dask

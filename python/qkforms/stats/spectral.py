@@ -51,12 +51,14 @@ from qkforms.stats.fits import (
     gengamma_cdf,
     ks_distance,
 )
+from qkforms.threads import map_slices
 from qkforms.tolerances import REDUCED_TOL
 
 __all__ = [
     "SAMPLES",
     "geo_rel_err",
     "head_samples",
+    "family_rows",
     "sorted_corr",
     "spectral_rows",
 ]
@@ -167,7 +169,20 @@ def _gamma_columns(samples: Sequence[NDArray[np.float64]]) -> tuple[NDArray, NDA
     return k, theta
 
 
-def _family_columns(name: str, samples: Sequence[NDArray[np.float64]]) -> dict[str, NDArray]:
+def _fit_block(x: NDArray[np.float64]) -> dict[str, NDArray]:
+    """Generalized gamma and lognormal fits and KS distances of the rows of ``x``."""
+    gg = fit_gengamma(x)
+    sig, sc, ll_ln = fit_lognormal(x)
+    with np.errstate(all="ignore"):
+        ks_gg = ks_distance(x, gengamma_cdf(x, gg.a, gg.c, gg.scale))
+    z = (np.log(x) - np.log(sc)[:, None]) / sig[:, None]
+    return {"gg_a": gg.a, "gg_c": gg.c, "gg_scale": gg.scale, "gg_loglik": gg.loglik,
+            "ln_sigma": sig, "ln_scale": sc, "ln_loglik": ll_ln, "ks_gg": ks_gg,
+            "ks_ln": ks_distance(x, special.ndtr(z))}
+
+
+def _family_columns(name: str, samples: Sequence[NDArray[np.float64]],
+                    threads: int = 1) -> dict[str, NDArray]:
     h = len(samples)
     out = {
         f"{name}_m": np.asarray([s.size for s in samples], dtype=np.int64),
@@ -183,19 +198,14 @@ def _family_columns(name: str, samples: Sequence[NDArray[np.float64]]) -> dict[s
     }
     for idx in _group_by_length(samples).values():
         x = np.stack([samples[i] for i in idx])
-        gg = fit_gengamma(x)
-        sig, sc, ll_ln = fit_lognormal(x)
-        out[f"{name}_gg_a"][idx] = gg.a
-        out[f"{name}_gg_c"][idx] = gg.c
-        out[f"{name}_gg_scale"][idx] = gg.scale
-        out[f"{name}_gg_loglik"][idx] = gg.loglik
-        out[f"{name}_ln_sigma"][idx] = sig
-        out[f"{name}_ln_scale"][idx] = sc
-        out[f"{name}_ln_loglik"][idx] = ll_ln
-        with np.errstate(all="ignore"):
-            out[f"{name}_ks_gg"][idx] = ks_distance(x, gengamma_cdf(x, gg.a, gg.c, gg.scale))
-        z = (np.log(x) - np.log(sc)[:, None]) / sig[:, None]
-        out[f"{name}_ks_ln"][idx] = ks_distance(x, special.ndtr(z))
+        # every fit is per row (fits.py), so the slices give the numbers of one batch
+
+        def block(a: int, b: int, x: NDArray[np.float64] = x) -> dict[str, NDArray]:
+            return _fit_block(x[a:b])
+
+        parts = map_slices(block, len(idx), threads=threads)
+        for key in parts[0]:
+            out[f"{name}_{key}"][idx] = np.concatenate([p[key] for p in parts])
     m_arr = out[f"{name}_m"].astype(np.float64)
     ll_gg, ll_ln = out[f"{name}_gg_loglik"], out[f"{name}_ln_loglik"]
     out[f"{name}_aic_gg"] = 2 * 3 - 2 * ll_gg
@@ -208,6 +218,43 @@ def _family_columns(name: str, samples: Sequence[NDArray[np.float64]]) -> dict[s
     best[~fitted] = None
     out[f"{name}_best"] = best
     return out
+
+
+def family_rows(
+    eig_S: Sequence[Any],
+    sv_T: Sequence[Any],
+    abs_eig_L: Sequence[Any],
+    *,
+    threads: int = 1,
+) -> dict[str, NDArray[Any]]:
+    """The family-fit columns of a batch of heads, from any number of layers at once.
+
+    The columns ``spectral_rows(..., fits=True)`` adds to the geometry columns: for each
+    of :data:`SAMPLES`, the generalized gamma and lognormal fits, AIC, BIC, KS distances
+    and the better family. Every fit is computed per row (its stopping rule included,
+    :mod:`qkforms.stats.fits`), so batching the heads of many layers, and splitting the
+    batch over ``threads`` threads (:func:`qkforms.threads.map_slices`), gives the same
+    numbers as fitting each layer alone, bit for bit -- only faster (one fit call over
+    270 rows ran about 4x faster than 30 calls of 9).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms.stats.spectral import family_rows, spectral_rows
+    >>> rng = np.random.default_rng(0)
+    >>> lam = [np.sort(np.concatenate([rng.gamma(3.0, 1.0, 8), -rng.gamma(3.0, 1.0, 8)]))[::-1]
+    ...        for _ in range(3)]
+    >>> sv, ab = rng.gamma(3.0, 1.0, (3, 8)), rng.gamma(3.0, 1.0, (3, 8))
+    >>> both = family_rows(lam, list(sv), list(ab), threads=2)
+    >>> one = spectral_rows(lam[1:2], list(sv[1:2]), list(ab[1:2]), fits=True)
+    >>> bool(both["sigma_T_gg_c"][1] == one["sigma_T_gg_c"][0])
+    True
+    """
+    samples = [head_samples(e, s, a) for e, s, a in zip(eig_S, sv_T, abs_eig_L, strict=True)]
+    cols: dict[str, NDArray[Any]] = {}
+    for name in SAMPLES:
+        cols.update(_family_columns(name, [s[name] for s in samples], threads))
+    return cols
 
 
 def spectral_rows(

@@ -22,6 +22,7 @@ Examples
 from __future__ import annotations
 
 import argparse
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -88,6 +89,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--resume",
         action="store_true",
         help="keep the complete layers of an interrupted run in DIR",
+    )
+    parser.add_argument(
+        "--sha256",
+        action="store_true",
+        help="also record the sha256 of every whole checkpoint file (a full read of each; "
+        "by default the manifest records sizes, mtimes and the sha256 of every tensor read)",
     )
     parser.add_argument(
         "--fold-norm",
@@ -234,6 +241,37 @@ def run(args: argparse.Namespace) -> int:
     >>> status, (tmp / "out" / "heads.parquet").exists()
     (0, True)
     """
+    preload = _preload_statistics() if getattr(args, "stats", False) else None
+    try:
+        return _run(args)
+    finally:
+        if preload is not None:
+            preload.join()
+
+
+def _preload_statistics() -> threading.Thread:
+    """Import the statistics' modules (``scipy.stats``: about 2 s) in a background thread.
+
+    The survey computes meanwhile, mostly in numpy/LAPACK calls that release the GIL,
+    so the import of the step that follows it costs the command (almost) nothing. A
+    failed import here is silent: the statistics step imports again and reports.
+    """
+    import importlib
+
+    def load() -> None:
+        try:
+            importlib.import_module("qkforms.stats.observations")
+            importlib.import_module("scipy.stats")
+        except Exception:  # noqa: BLE001 - reported by the real import later
+            pass
+
+    thread = threading.Thread(target=load, name="qkforms-preload-stats", daemon=True)
+    thread.start()
+    return thread
+
+
+def _run(args: argparse.Namespace) -> int:
+    """The survey command proper (:func:`run`)."""
     from qkforms.errors import QKFormsError
     from qkforms.extras import require
     from qkforms.models import load
@@ -253,6 +291,7 @@ def run(args: argparse.Namespace) -> int:
         certify_method=args.certify_method,
         precision_bands=args.precision_bands,
         resume=args.resume,
+        sha256=args.sha256,
         fold_norm=args.fold_norm,
         qk_norm=args.qk_norm,
         workers=args.workers,
@@ -274,7 +313,8 @@ def run(args: argparse.Namespace) -> int:
     with _progress.settings(enabled=opts.progress and _progress.current().enabled):
         for src in _progress.track(args.sources, "open models", unit="model"):
             t = time.perf_counter()
-            models.append(load(src, download=args.download, qk_norm=args.qk_norm))
+            models.append(load(src, download=args.download, qk_norm=args.qk_norm,
+                              checksum=args.sha256))
             load_s.append(time.perf_counter() - t)
     try:
         if args.fold_norm:  # refuse early, before any work, for unsupported architectures
@@ -360,7 +400,8 @@ def _survey_units(entries: list[Any], opts: Any, args: argparse.Namespace) -> di
     names = []
     for e in entries:  # open the plain models first: their names, and errors before any work
         if isinstance(e, str):
-            with load(e, download=args.download, qk_norm=args.qk_norm) as m:
+            with load(e, download=args.download, qk_norm=args.qk_norm,
+                      checksum=args.sha256) as m:
                 if args.fold_norm:
                     from qkforms.survey.runner import norm_gain
 

@@ -155,12 +155,13 @@ def run_dask_layers(tasks: list[LayerTask], opts: SurveyOptions, *,
     if not tasks:
         return []
     from qkforms.survey.runner import layer_progress
+    from qkforms.threads import compute_threads
 
     odict = asdict(opts)
     odict["out"] = str(opts.out)
     if odict.get("threads") is None:  # a remote worker's cores are its own business
         odict["threads"] = (1 if opts.scheduler or client is not None
-                            else max(1, (os.cpu_count() or 1) // max(1, opts.workers)))
+                            else compute_threads(workers=opts.workers))
     results: list[dict[str, float] | None] = [None] * len(tasks)
     with dask_client(scheduler=opts.scheduler, client=client,
                      n_workers=max(1, opts.workers)) as c:

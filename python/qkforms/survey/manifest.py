@@ -60,7 +60,10 @@ def run_fingerprint(info: ModelInfo, opts: SurveyOptions, source: str) -> dict[s
     return {
         "source": source,
         "name": info.name,
-        "files": [[f.path, f.sha256] for f in info.files],
+        # size and mtime detect changed files without reading them (the sha256 of whole
+        # files only with --sha256; compared when both runs have it)
+        "files": [[f.path, f.size, f.mtime_ns] for f in info.files],
+        "sha256": [f.sha256 for f in info.files],
         "options": opts.fingerprint(),
         "thresholds": thresholds(),
         "version": __version__,
@@ -85,6 +88,11 @@ def check_resume(store: PartStore, run: dict[str, Any]) -> None:
         return
     keys = ("files", "options", "thresholds", "version", "ids")
     diff = [k for k in keys if old.get(k) != run.get(k)]
+    old_sha, new_sha = old.get("sha256") or [], run.get("sha256") or []
+    if len(old_sha) == len(new_sha) and any(
+            a is not None and b is not None and a != b
+            for a, b in zip(old_sha, new_sha, strict=True)):
+        diff.append("sha256")
     if diff:
         raise QKFormsError(
             f"cannot resume {run['name']!r} in {store.dir}: the earlier run differs in "
@@ -174,7 +182,10 @@ def manifest(models: Sequence[Model], srcs: Sequence[str | None], runs: Sequence
             "key": run.key,
             "source": src,
             **facts,
-            "files": [{"path": f.path, "size": f.size, "sha256": f.sha256} for f in info.files],
+            "files": [{"path": f.path, "size": f.size, "mtime_ns": getattr(f, "mtime_ns", None),
+                       "sha256": f.sha256} for f in info.files],
+            # sha256 of the stored bytes of every tensor this run read (hashed as read)
+            "tensor_sha256": dict(sorted(getattr(model, "tensor_sha256", {}).items())),
             "notes": score_notes(info) if hasattr(info, "spec") else [],
             "layers": run.layers,
             "heads": len(rows),

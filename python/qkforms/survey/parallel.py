@@ -4,9 +4,10 @@ The survey's linear algebra is a batch of many small problems (``2n x 2n`` eigen
 problems, ``n x N`` products): multi-threaded OpenBLAS gains little there and, when the
 cores are shared with other work, its spinning threads slow such calls down by an
 order of magnitude. So BLAS runs single-threaded (:func:`blas_single_thread`) and the
-parallelism is the survey's own: compute threads over slices of a layer's heads
-(:func:`map_slices`), a reader thread that decodes the next layer meanwhile
-(:func:`prefetched`), and worker processes over layers (:func:`run_processes`).
+parallelism is the survey's own (the thread policy of :mod:`qkforms.threads`): compute
+threads over slices of a layer's heads (:func:`map_slices`), a reader thread that
+decodes the next layer meanwhile (:func:`prefetched`), and worker processes over
+layers (:func:`run_processes`).
 Nothing here knows what is computed; :mod:`qkforms.survey.runner` says that.
 
 Examples
@@ -29,7 +30,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
-import numpy as np
+from qkforms.threads import map_slices, single_threaded_libraries
 
 __all__ = [
     "OneBehind",
@@ -42,12 +43,11 @@ __all__ = [
 
 T = TypeVar("T")
 
-_CONTROLLER: Any = None  # threadpoolctl.ThreadpoolController, created on first use
-_POOL: ThreadPoolExecutor | None = None
-
-
 def blas_single_thread() -> AbstractContextManager[object]:
-    """Context manager limiting BLAS/LAPACK to one thread (no-op without threadpoolctl).
+    """Context manager limiting BLAS/LAPACK (and OpenMP) to one thread.
+
+    The survey's side of the thread policy of :mod:`qkforms.threads`
+    (:func:`~qkforms.threads.single_threaded_libraries`; a no-op without threadpoolctl).
 
     Examples
     --------
@@ -57,35 +57,7 @@ def blas_single_thread() -> AbstractContextManager[object]:
     ...     float(np.linalg.eigvalsh(np.eye(2)).sum())
     2.0
     """
-    global _CONTROLLER
-    try:
-        from threadpoolctl import ThreadpoolController
-    except ImportError:  # pragma: no cover - threadpoolctl is in the survey extra
-        from contextlib import nullcontext
-
-        return nullcontext()
-    if _CONTROLLER is None:
-        _CONTROLLER = ThreadpoolController()
-    limiter: AbstractContextManager[object] = _CONTROLLER.limit(limits=1, user_api="blas")
-    return limiter
-
-
-def map_slices(func: Callable[[int, int], T], count: int, *, threads: int) -> list[T]:
-    """``func(start, stop)`` on ``threads`` consecutive slices of ``range(count)``.
-
-    The slices run in a shared thread pool (one call in the calling thread when
-    ``threads`` is 1); results come back in slice order.
-    """
-    threads = max(1, min(threads, count))
-    bounds = np.linspace(0, count, threads + 1).round().astype(int)
-    pairs = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
-    if threads == 1:
-        return [func(a, b) for a, b in pairs]
-    global _POOL
-    if _POOL is None or _POOL._max_workers < threads:
-        _POOL = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="qkforms-survey")
-    futures: list[Future[T]] = [_POOL.submit(func, a, b) for a, b in pairs]
-    return [f.result() for f in futures]
+    return single_threaded_libraries()
 
 
 def prefetched(read: Callable[[int], T], items: Sequence[int], *,
@@ -264,8 +236,9 @@ def run_processes(task: Callable[..., T], calls: Sequence[tuple[Any, ...]], *, w
                   on_start: Callable[[list[int]], None] | None = None) -> None:
     """Run ``task(*args)`` for every ``args`` in ``calls`` in ``workers`` spawned processes.
 
-    Each process gets ``cpu_count // workers`` BLAS threads (environment variables set
-    for the children, restored afterwards); ``on_result`` sees every result as it
+    Each process runs BLAS/OpenMP single-threaded (environment variables set for the
+    children, restored afterwards; :mod:`qkforms.threads`) and its own compute threads
+    (the usable cores over ``workers``); ``on_result`` sees every result as it
     comes; ``on_start`` gets the workers' pids once they run. The workers die with
     this process (:func:`die_with_parent`) and ignore Ctrl-C; on any exception here
     (a failed task, Ctrl-C, a worker killed e.g. by the kernel's out-of-memory killer)
@@ -283,7 +256,7 @@ def run_processes(task: Callable[..., T], calls: Sequence[tuple[Any, ...]], *, w
 
     from qkforms.errors import QKFormsError
 
-    threads = str(max(1, (os.cpu_count() or 1) // workers))
+    threads = "1"  # the thread policy: each worker computes with its own threads
     saved = {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
                                             "MKL_NUM_THREADS")}
     os.environ.update({k: threads for k in saved})

@@ -52,6 +52,7 @@ from qkforms.survey.parallel import (
 )
 from qkforms.survey.statistics import head_columns
 from qkforms.survey.store import PartStore, atomic_write_bytes, atomic_write_table, model_key
+from qkforms.threads import compute_threads
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -113,6 +114,10 @@ class SurveyOptions:
         ``certify``, the rigorous bands are centred on the certified spectra.
     resume : bool
         Keep the complete parts of an earlier (interrupted) run with the same options.
+    sha256 : bool
+        The models were opened with the sha256 of every whole file (``load(...,
+        checksum=True)``, a full read); by default sizes and mtimes identify the files
+        and the sha256 of every tensor read is recorded as it streams.
     fold_norm : bool
         Fold the gain of the norm before each attention block into ``W_Q, W_K``.
     qk_norm : {"refuse", "fold"}
@@ -142,6 +147,7 @@ class SurveyOptions:
     certify_method: str = "auto"
     precision_bands: bool = False
     resume: bool = False
+    sha256: bool = False
     fold_norm: bool = False
     qk_norm: str = "refuse"
     workers: int = 1
@@ -152,10 +158,8 @@ class SurveyOptions:
     scheduler: str | None = None
 
     def compute_threads(self) -> int:
-        """The number of compute threads per process."""
-        if self.threads is not None:
-            return max(1, self.threads)
-        return max(1, (os.cpu_count() or 1) // max(1, self.workers))
+        """The number of compute threads per process (:func:`qkforms.threads.compute_threads`)."""
+        return compute_threads(workers=self.workers, requested=self.threads)
 
     def fingerprint(self) -> dict[str, object]:
         """The options that change the numbers (must match to resume)."""

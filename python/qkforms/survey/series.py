@@ -516,7 +516,7 @@ def _load_each(units: Sequence[Unit], opts: SurveyOptions,
     models, runs, todos = [], [], []
     for u in units:
         t = time.perf_counter()
-        model = load(u.source, qk_norm=opts.qk_norm)
+        model = load(u.source, qk_norm=opts.qk_norm, checksum=opts.sha256)
         load_s = time.perf_counter() - t
         try:
             run, todo = start(u, model, parse_layers(opts.layers, model.info.n_layers))

@@ -8,7 +8,9 @@ one layer), stored as ``BF16``, ``F32`` or ``F64`` (the last with an optional ``
 multiplying every weight, e.g. 1e300 or 1e-300 to test extreme magnitudes). Individual
 heads can be made to fail on purpose: ``nan_heads`` puts a NaN into a query head,
 ``degenerate_heads`` copies the key head into the query head (``W_Q = W_K``, so the
-stacked map has rank n < 2n).
+stacked map has rank n < 2n). :func:`write_gguf_checkpoint` writes a GGUF file of the
+same kind with a tokenizer of any vocabulary size (e.g. 150k tokens, to time opening
+and refusing large-vocabulary files).
 
 Examples
 --------
@@ -32,7 +34,8 @@ import numpy as np
 
 from qkforms.errors import ParameterError, format_value
 
-__all__ = ["to_bfloat16_bits", "write_llama_checkpoint", "write_series"]
+__all__ = ["to_bfloat16_bits", "write_gguf_checkpoint", "write_llama_checkpoint",
+           "write_series"]
 
 
 def to_bfloat16_bits(x: np.ndarray) -> np.ndarray:
@@ -216,4 +219,75 @@ def write_series(
         if tokens_per_step is not None:
             state["num_input_tokens_seen"] = step * tokens_per_step
         (ck / "trainer_state.json").write_text(json.dumps(state), encoding="utf-8")
+    return out
+
+
+def write_gguf_checkpoint(
+    path: str | os.PathLike[str],
+    *,
+    vocab: int = 150_000,
+    architecture: str = "qwen3",
+    n_layers: int = 2,
+    N: int = 64,
+    n: int = 16,
+    n_q: int = 4,
+    n_kv: int = 2,
+    qk_norm: bool = True,
+    seed: int = 0,
+) -> Path:
+    """Write a small GGUF decoder (F32 q/k maps) with a ``vocab``-token tokenizer.
+
+    The metadata are those of llama.cpp's converter for ``architecture`` (block count,
+    embedding length, head counts, key length, RoPE base) plus ``tokenizer.ggml.tokens``,
+    ``token_type``, ``scores`` and ``merges`` of ``vocab`` entries each; with
+    ``qk_norm`` each layer has ``attn_q_norm``/``attn_k_norm`` gains (Qwen3: refused
+    under ``qk_norm="refuse"``). Returns the file's path.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from qkforms.survey.synthetic import write_gguf_checkpoint
+    >>> import qkforms.models as qm
+    >>> p = write_gguf_checkpoint(os.path.join(tempfile.mkdtemp(), "m.gguf"), vocab=50,
+    ...                           qk_norm=False)
+    >>> m = qm.load(p)
+    >>> m.info.spec.architecture, m.info.n_layers, m.info.n_q, m.info.n
+    ('qwen3', 2, 4, 16)
+    """
+    import gguf
+
+    out = Path(path)
+    rng = np.random.default_rng(seed)
+    w = gguf.GGUFWriter(os.fspath(out), architecture)
+    w.add_name(f"synthetic {architecture}, {vocab}-token vocabulary")
+    w.add_block_count(n_layers)
+    w.add_context_length(2048)
+    w.add_embedding_length(N)
+    w.add_feed_forward_length(4 * N)
+    w.add_head_count(n_q)
+    w.add_head_count_kv(n_kv)
+    w.add_key_length(n)
+    w.add_value_length(n)
+    w.add_rope_freq_base(1e6)
+    w.add_layer_norm_rms_eps(1e-6)
+    w.add_tokenizer_model("gpt2")
+    w.add_token_list([f"tok{i:06d}" for i in range(vocab)])
+    w.add_token_types([1] * vocab)
+    w.add_token_scores([0.0] * vocab)
+    w.add_token_merges([f"t ok{i:06d}" for i in range(vocab)])
+    for layer in range(n_layers):
+        blk = f"blk.{layer}"
+        w.add_tensor(f"{blk}.attn_q.weight",
+                     rng.standard_normal((n_q * n, N)).astype(np.float32))
+        w.add_tensor(f"{blk}.attn_k.weight",
+                     rng.standard_normal((n_kv * n, N)).astype(np.float32))
+        w.add_tensor(f"{blk}.attn_norm.weight", np.ones(N, dtype=np.float32))
+        if qk_norm:
+            for s in "qk":
+                w.add_tensor(f"{blk}.attn_{s}_norm.weight",
+                             (1.0 + 0.1 * rng.standard_normal(n)).astype(np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
     return out
