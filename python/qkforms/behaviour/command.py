@@ -40,6 +40,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from qkforms.cli import bounded_int, directory_arg
 
 __all__ = ["BEHAVIOUR_FILE", "MANIFEST_FILE", "configure", "run", "write_behaviour"]
@@ -84,7 +86,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dtype", choices=DTYPES, default=d.dtype,
                         help=f"dtype the model runs in (default {d.dtype})")
     parser.add_argument("--threads", type=bounded_int(1, 256), default=None, metavar="T",
-                        help="torch threads (default: the machine's cores)")
+                        help="torch threads (default 1, fastest on shared cores)")
     parser.add_argument("--qk-norm", choices=("refuse", "fold"), default="refuse",
                         help="as for the survey: load q/k-normalized models (their patterns "
                         "are scored; their scores are not rebuilt)")
@@ -249,7 +251,7 @@ def write_behaviour(out: str | os.PathLike[str], results: Sequence[Any], options
                                    "version's; remove it or choose another --out (nothing "
                                    "was written)")
             keep = [i for i, m in enumerate(old["model"]) if str(m) not in models]
-            kept = old.take(keep).to_dict()
+            kept = old.take(np.asarray(keep, dtype=np.intp)).to_dict()
             for c in BEHAVIOUR_COLUMNS:
                 columns[c].extend(kept[c])
         if man_path.exists():

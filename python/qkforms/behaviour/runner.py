@@ -98,7 +98,8 @@ class BehaviourOptions:
     dtype : str
         ``"float32"`` (default) or ``"float64"`` (slower; tests).
     threads : int or None
-        torch threads (default: the machine's cores).
+        torch threads (default 1: on the shared 2-core machine one thread ran the
+        SmolLM2 forward pass in 7-8 s and two in 13 s; raise it on an idle machine).
     qk_norm : str
         The survey's q/k-norm policy for loading the maps (``"refuse"`` or ``"fold"``).
     progress : bool
@@ -394,7 +395,7 @@ def score_model(torch_model: Any, heads: Model, *, tokenizer: Any = None,
     label = name or info.name
     t0 = time.perf_counter()
     threads_before = torch.get_num_threads()
-    torch.set_num_threads(opts.threads or os.cpu_count() or 1)
+    torch.set_num_threads(opts.threads or 1)
     try:
         layers = list(heads.layers())
         read_s = time.perf_counter() - t0

@@ -18,7 +18,7 @@ from qkforms.report.data import ReportData, load
 __all__ = ["SECTION_IDS", "build_report"]
 
 SECTION_IDS = ("simplex", "face", "heatmaps", "histograms", "spectra", "rope", "tables",
-               "training")
+               "training", "behaviour")
 
 
 def _intro(data: ReportData) -> str:
@@ -237,6 +237,11 @@ def build_report(
                      "over d.</p>" + "".join(rope_html) if rope_html else
                      "<p class=\"note\">No RoPE factors in this survey "
                      "(<code>manifest.json</code> names none).</p>"))
+    from qkforms.behaviour.report_view import behaviour_section  # with behaviour.parquet
+
+    behaviour = behaviour_section(data, figs, seed=seed, n_boot=n_boot, recompute=recompute)
+    if behaviour is not None:
+        sections.append(behaviour)
     parts = []
     for name, title, text, cols in MARKDOWN_SECTIONS:
         t = data.tables.get(name)
