@@ -68,8 +68,14 @@ __all__ = [
     "score_source",
 ]
 
-#: largest difference allowed between a rebuilt pattern and the model's (per dtype)
-PATTERN_TOL: dict[str, float] = {"float32": 1e-3, "float64": 1e-9}
+#: largest difference allowed between a rebuilt pattern and the model's (per dtype of the
+#: model; transformers' eager attention takes the softmax in float32 even for float64
+#: models, so float64 runs agree to about 1e-7, float32 runs to about 1e-5)
+PATTERN_TOL: dict[str, float] = {"float32": 1e-3, "float64": 1e-6}
+#: files of a Hugging Face directory that hold a tokenizer's vocabulary (without one,
+#: transformers 5 builds an empty tokenizer)
+TOKENIZER_FILES: tuple[str, ...] = ("tokenizer.json", "tokenizer.model", "vocab.txt",
+                                    "vocab.json", "spiece.model", "sentencepiece.bpe.model")
 #: the dtypes the model may run in
 DTYPES: tuple[str, ...] = tuple(PATTERN_TOL)
 
@@ -246,11 +252,17 @@ def load_transformers(info: ModelInfo, *, dtype: str) -> tuple[Any, Any, dict[st
     t = time.perf_counter()
     tokenizer = None
     note = "the model's tokenizer"
-    try:
-        tokenizer = transformers.AutoTokenizer.from_pretrained(**where)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        note = (f"no tokenizer ({type(exc).__name__}: {str(exc).splitlines()[0][:200]}); "
-                "tokens drawn from the embedding's ids")
+    directory = str(where["pretrained_model_name_or_path"])
+    if info.format != "gguf" and not any(os.path.isfile(os.path.join(directory, f))
+                                         for f in TOKENIZER_FILES):
+        note = ("no tokenizer files next to the checkpoint; tokens drawn from the embedding's "
+                "ids")
+    else:
+        try:
+            tokenizer = transformers.AutoTokenizer.from_pretrained(**where)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            note = (f"no tokenizer ({type(exc).__name__}: {str(exc).splitlines()[0][:200]}); "
+                    "tokens drawn from the embedding's ids")
     return model, tokenizer, {"loader": "transformers.AutoModel.from_pretrained",
                               **{k: str(v) for k, v in where.items()},
                               "class": type(model).__name__, "torch_load_s": load_s,
