@@ -123,7 +123,7 @@ class BehaviourOptions:
     repeat: int = 64
     rebuild: int = 4
     batch: int | None = None
-    memory_mb: int = 512
+    memory_mb: int = 128
     dtype: str = "float32"
     threads: int | None = None
     qk_norm: str = "refuse"

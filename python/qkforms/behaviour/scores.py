@@ -231,9 +231,8 @@ def induction(A: ArrayLike, layout: ProbeLayout) -> NDArray[np.float64]:
     >>> float(induction(A, lay))
     1.0
     """
-    q = layout.second_copy()
-    assert layout.repeat is not None  # second_copy() checked it
-    return _target_mass(A, layout, q, q - layout.repeat + 1)
+    q = layout.second_copy()  # raises unless the layout is a repeated probe
+    return _target_mass(A, layout, q, q - int(layout.repeat or 0) + 1)
 
 
 def duplicate_token(A: ArrayLike, layout: ProbeLayout) -> NDArray[np.float64]:
@@ -250,8 +249,7 @@ def duplicate_token(A: ArrayLike, layout: ProbeLayout) -> NDArray[np.float64]:
     0.5
     """
     q = layout.second_copy()
-    assert layout.repeat is not None
-    return _target_mass(A, layout, q, q - layout.repeat)
+    return _target_mass(A, layout, q, q - int(layout.repeat or 0))
 
 
 @dataclass(frozen=True)
@@ -307,7 +305,7 @@ SCORES: dict[str, Score] = {s.name: s for s in (
           "attention-sink share: mean attention to the first token, position 0 (random "
           "probe)"),
     Score("mean_distance", "random", mean_distance, None,
-          "mean attention distance `Σ_j A_ij |i − j|` in tokens (random probe)"),
+          "mean attention distance `Σ_j A_ij · abs(i − j)` in tokens (random probe)"),
     Score("entropy", "random", entropy, None,
           "entropy of the pattern `−Σ_j A_ij ln A_ij` in nats (random probe)"),
     Score("entropy_norm", "random", entropy_norm, None,
