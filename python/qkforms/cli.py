@@ -8,7 +8,7 @@ Examples
 --------
 >>> from qkforms.cli import build_parser
 >>> sorted(build_parser()._subparsers._group_actions[0].choices)  # doctest: +NORMALIZE_WHITESPACE
-['report', 'stats', 'survey', 'verify']
+['behaviour', 'report', 'stats', 'survey', 'verify']
 """
 
 from __future__ import annotations
@@ -26,6 +26,9 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "survey": ("qkforms.survey.command", "survey the attention heads of real models"),
     "stats": ("qkforms.stats.command", "observation tables from survey outputs"),
     "report": ("qkforms.report.command", "offline HTML report of a survey"),
+    "behaviour": ("qkforms.behaviour.command",
+                  "score what every head does (previous-token, induction, ...) by running "
+                  "the model"),
     "verify": ("qkforms.verify", "check Lean and Python side by side, theorem by theorem"),
 }
 

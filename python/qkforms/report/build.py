@@ -19,7 +19,7 @@ from qkforms.report.data import ReportData, load
 __all__ = ["SECTION_IDS", "build_report"]
 
 SECTION_IDS = ("simplex", "face", "heatmaps", "histograms", "spectra", "rope", "bands",
-               "tables", "training")
+               "tables", "training", "behaviour")
 
 
 def _intro(data: ReportData) -> str:
@@ -293,6 +293,12 @@ def _write_page(data: ReportData, out: str | Path | None, *, rope_heads: int,
     banded = bands_section(heads)
     if banded is not None:  # only for --precision-bands surveys
         sections.append(banded)
+
+    from qkforms.behaviour.report_view import behaviour_section  # with behaviour.parquet
+
+    behaviour = behaviour_section(data, figs, seed=seed, n_boot=n_boot, recompute=recompute)
+    if behaviour is not None:
+        sections.append(behaviour)
     parts = []
     for name, title, text, cols in MARKDOWN_SECTIONS:
         t = data.tables.get(name)

@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 
 from qkforms.errors import QKFormsError
 
-__all__ = ["rope_profiles"]
+__all__ = ["factors_path", "rope_profiles"]
 
 
 def _heads_to_show(shapes: dict[int, int], count: int) -> list[tuple[int, int]]:
@@ -42,6 +42,35 @@ MAX_HEADS = 256
 MAX_D = 4096
 
 
+def factors_path(entry: dict[str, Any], directory: str | Path) -> Path | None:
+    """The RoPE factors file a survey manifest entry names, if it exists (else None).
+
+    Raises
+    ------
+    QKFormsError
+        If the entry names a path outside the survey's ``factors/`` directory.
+
+    Examples
+    --------
+    >>> factors_path({"factors": None}, ".") is None
+    True
+    >>> try:
+    ...     factors_path({"factors": "../x.npz"}, ".")
+    ... except QKFormsError as exc:
+    ...     print("not inside" in str(exc))
+    True
+    """
+    rel = entry.get("factors")
+    if not rel:
+        return None
+    rel_path = Path(str(rel))
+    if rel_path.is_absolute() or rel_path.parts[:1] != ("factors",) or ".." in rel_path.parts:
+        raise QKFormsError(f"{Path(directory) / 'manifest.json'}: factors path {rel!r} is "
+                           "not inside the survey's factors/ directory")
+    path = Path(directory) / rel_path
+    return path if path.is_file() else None
+
+
 def rope_profiles(
     manifest: dict[str, Any], directory: str | Path, *, heads: int = 16, d_max: int = 128
 ) -> list[tuple[str, NDArray[np.float64], list[str], list[int]]]:
@@ -56,15 +85,8 @@ def rope_profiles(
 
     out = []
     for entry in manifest.get("models", []) or []:
-        rel = entry.get("factors")
-        if not rel:
-            continue
-        rel_path = Path(str(rel))
-        if rel_path.is_absolute() or rel_path.parts[:1] != ("factors",) or ".." in rel_path.parts:
-            raise QKFormsError(f"{Path(directory) / 'manifest.json'}: factors path {rel!r} is "
-                               "not inside the survey's factors/ directory")
-        path = Path(directory) / rel_path
-        if not path.is_file():
+        path = factors_path(entry, directory)
+        if path is None:
             continue
         from qkforms._fs import open_regular
         from qkforms.survey.rope import relative_form

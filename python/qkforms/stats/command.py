@@ -107,6 +107,10 @@ def run(args: argparse.Namespace) -> int:
             baseline=args.baseline, baseline_max_heads=args.baseline_heads,
             executor=args.executor, scheduler=args.scheduler, n_workers=args.workers,
         )
+    from qkforms.behaviour.associations import behaviour_tables  # when behaviour.parquet exists
+
+    tables.update(behaviour_tables(dirs, heads=heads if len(dirs) == 1 else None,
+                                   seed=args.seed, n_boot=args.bootstrap))
     elapsed = time.perf_counter() - start
     header = (f"Sources: {', '.join(str(d) for d in dirs)}. Seed {args.seed}, "
               f"{args.bootstrap} bootstrap replicates, family fits "

@@ -130,6 +130,9 @@ def render_markdown(tables: dict[str, Table], *, header: str = "") -> str:
             continue
         lines += [f"## {title}", "", text, "", table.to_markdown(cols), ""]
     lines += _low_rank_layers(tables.get("by_layer"))
+    from qkforms.behaviour.associations import markdown_lines as behaviour_lines
+
+    lines += behaviour_lines(tables)
     lines += _training_dynamics(tables)
     return "\n".join(lines)
 

@@ -46,7 +46,8 @@ from numpy.typing import ArrayLike, NDArray
 from qkforms.errors import ShapeError, UnsupportedArchitectureError
 from qkforms.models.config import config_float
 
-__all__ = ["RopeSettings", "relative_form", "rope_frequencies", "rope_settings"]
+__all__ = ["RopeSettings", "relative_form", "rope_frequencies", "rope_settings",
+           "rotate_positions"]
 
 _LAYOUTS = ("split-half", "interleaved")
 
@@ -141,16 +142,21 @@ def rope_frequencies(n: int, settings: RopeSettings) -> NDArray[np.float64]:
     return settings.base ** (-2.0 * i / r) / settings.scaling_factor if r else i
 
 
-def _rotate(Q: NDArray[np.float64], d: float, s: RopeSettings) -> NDArray[np.float64]:
-    n = Q.shape[-2]
+def _planes(n: int, s: RopeSettings) -> tuple[NDArray[np.float64], NDArray[np.intp],
+                                               NDArray[np.intp]]:
+    """Frequencies and the two coordinate indices of each rotary plane of a head of dim n."""
     freqs = rope_frequencies(n, s)
     half = freqs.size
+    if s.layout == "split-half":
+        return freqs, np.arange(half), np.arange(half) + half
+    return freqs, 2 * np.arange(half), 2 * np.arange(half) + 1
+
+
+def _rotate(Q: NDArray[np.float64], d: float, s: RopeSettings) -> NDArray[np.float64]:
+    n = Q.shape[-2]
+    freqs, i1, i2 = _planes(n, s)
     ang = d * freqs
     cos, sin = np.cos(ang)[:, None], np.sin(ang)[:, None]
-    if s.layout == "split-half":
-        i1, i2 = np.arange(half), np.arange(half) + half
-    else:
-        i1, i2 = 2 * np.arange(half), 2 * np.arange(half) + 1
     out = np.array(Q, dtype=np.float64, copy=True)
     x1, x2 = Q[..., i1, :], Q[..., i2, :]
     out[..., i1, :] = cos * x1 - sin * x2
@@ -192,3 +198,50 @@ def relative_form(
                          f"{Q.shape} and {K.shape}")
     s = rope_settings(rope_info)
     return np.matmul(np.swapaxes(K, -1, -2), _rotate(Q, float(d), s))
+
+
+def rotate_positions(
+    vectors: ArrayLike, positions: ArrayLike, rope_info: Any
+) -> NDArray[np.float64]:
+    """Rotate per-position head vectors as rotary embeddings do: ``v_m -> Rot(m) v_m``.
+
+    The same planes, frequencies and sign as :func:`relative_form` (whose ``Rot(d)`` acts
+    on the query factor), so that ``<Rot(j) k, Rot(i) q> = k^T Rot(i - j) q``: the score
+    of a query at position ``i`` on a key at ``j`` is the relative form at ``d = i - j``.
+
+    Parameters
+    ----------
+    vectors : array_like, shape (..., S, n)
+        One head vector (last axis, the head's n coordinates) per position.
+    positions : array_like, shape (S,)
+        The position of each of the S vectors.
+    rope_info : ModelInfo, mapping or RopeSettings
+        See :func:`rope_settings`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms.survey.rope import relative_form, rotate_positions
+    >>> rng = np.random.default_rng(1)
+    >>> q, k = rng.standard_normal((2, 5, 4))            # 5 positions, head dim 4
+    >>> info = {"rope_base": 100.0}
+    >>> rq, rk = rotate_positions(q, np.arange(5), info), rotate_positions(k, np.arange(5), info)
+    >>> lhs = rk[1] @ rq[4]                               # query at 4, key at 1: d = 3
+    >>> rhs = relative_form(q[4][:, None], k[1][:, None], 3, info)[0, 0]   # k^T Rot(3) q
+    >>> bool(np.isclose(lhs, rhs))
+    True
+    """
+    V = np.asarray(vectors, dtype=np.float64)
+    pos = np.asarray(positions, dtype=np.float64)
+    if V.ndim < 2 or pos.shape != (V.shape[-2],):
+        raise ShapeError(f"vectors must have shape (..., S, n) and positions shape (S,); got "
+                         f"{V.shape} and {pos.shape}")
+    s = rope_settings(rope_info)
+    freqs, i1, i2 = _planes(V.shape[-1], s)
+    ang = pos[:, None] * freqs[None, :]
+    cos, sin = np.cos(ang), np.sin(ang)
+    out = np.array(V, dtype=np.float64, copy=True)
+    x1, x2 = V[..., i1], V[..., i2]
+    out[..., i1] = cos * x1 - sin * x2
+    out[..., i2] = sin * x1 + cos * x2
+    return out
