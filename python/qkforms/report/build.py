@@ -213,7 +213,8 @@ def build_report(
     """
     data = load(directory, seed=seed, n_boot=n_boot, fits=fits, recompute=recompute)
     with _progress.phase("report: figures and tables", unit="step"):
-        target = _write_page(data, out, rope_heads=rope_heads, d_max=d_max)
+        target = _write_page(data, out, rope_heads=rope_heads, d_max=d_max, seed=seed,
+                             n_boot=n_boot, recompute=recompute)
     if pngs:
         from qkforms.report.static import FIGURES, write_pngs
 
@@ -224,7 +225,7 @@ def build_report(
 
 
 def _write_page(data: ReportData, out: str | Path | None, *, rope_heads: int,
-                d_max: int) -> Path:
+                d_max: int, seed: int = 0, n_boot: int = 1000, recompute: bool = False) -> Path:
     """Build every section of the page from ``data`` and write it; return its path."""
     from qkforms.report import figures as F
     from qkforms.report.bands_view import bands_section
