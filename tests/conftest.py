@@ -15,6 +15,7 @@ failing the run, otherwise).
 from __future__ import annotations
 
 import os
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +27,13 @@ import qkforms.properties  # noqa: F401  (registers the profiles)
 from leaks import TAG, leftover_processes
 
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# the tiny-model helpers of the loader tests (tests/models/tiny.py, llamacpp.py) are shared
+# with the behaviour tests; a conftest of their own in tests/behaviour would be collected
+# by --doctest-modules under the same module name as this one
+_MODELS = str(Path(__file__).resolve().parent / "models")
+if _MODELS not in sys.path:
+    sys.path.insert(0, _MODELS)
 
 
 CHECKOUT = Path(__file__).resolve().parents[1]
