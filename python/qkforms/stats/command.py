@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from qkforms.cli import bounded_int, directory_arg
+from qkforms.cli import bounded_int, directory_arg, scheduler_arg, seed_arg
 from qkforms.stats.bootstrap import MAX_BOOT as MAX_BOOTSTRAP
 
 __all__ = ["configure", "run"]
@@ -43,7 +43,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="survey output directories (heads.parquet, spectra.parquet)")
     parser.add_argument("--out", type=directory_arg, default=None,
                         help="output directory (default: DIR/stats for every DIR)")
-    parser.add_argument("--seed", type=int, default=0,
+    parser.add_argument("--seed", type=seed_arg, default=0,
                         help="seed of the baselines and the bootstrap (default 0)")
     parser.add_argument("--bootstrap", type=bounded_int(0, MAX_BOOTSTRAP), default=1000,
                         metavar="B",
@@ -56,7 +56,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="at most K baseline heads per layer (default: as many as the layer)")
     parser.add_argument("--executor", choices=("local", "dask"), default="local",
                         help="where the per-(model, layer) tasks run (default local)")
-    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+    parser.add_argument("--scheduler", type=scheduler_arg, default=None, metavar="ADDRESS",
                         help="dask scheduler address (default: start a LocalCluster)")
     parser.add_argument("--workers", type=bounded_int(1, 256), default=2,
                         help="workers of the LocalCluster (default 2)")

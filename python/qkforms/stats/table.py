@@ -424,24 +424,23 @@ def read_parquet(path: str | Path) -> Table:
     ...     print(type(exc).__name__)
     QKFormsError
     """
-    from qkforms._fs import open_regular
+    from qkforms._fs import MAX_TABLE_BYTES, read_bytes
 
     path = Path(path)
-    if not os.path.exists(path):
+    if not os.path.lexists(path):
         raise QKFormsError(f"{path} does not exist; run `qkforms survey --out DIR` first")
     try:
+        import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise QKFormsError(
             "reading Parquet needs pyarrow: pip install 'qkforms[survey]'"
         ) from exc
+    # read whole (regular files of bounded size only), then parsed from memory: no
+    # arrow I/O thread is left holding a Python file object when a damaged file fails
+    raw = read_bytes(path, "table", limit=MAX_TABLE_BYTES)
     try:
-        with open_regular(path) as f:
-            data = pq.read_table(f).to_pydict()
-    except QKFormsError:
-        raise
-    except OSError as exc:
-        raise QKFormsError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+        data = pq.read_table(pa.BufferReader(raw)).to_pydict()
     except Exception as exc:  # noqa: BLE001 - pyarrow's ArrowInvalid & co. for a damaged file
         raise QKFormsError(f"{path}: not a readable Parquet file ({type(exc).__name__}: "
                            f"{exc}); rerun the survey that wrote it") from exc

@@ -121,7 +121,9 @@ def _hold(task: LayerTask) -> None:
         return
     marker = Path(hold) / f"{task.key}-L{task.layer:04d}.{os.getpid()}.started"
     marker.write_text(str(os.getpid()), encoding="utf-8")
-    time.sleep(float(os.environ.get(f"{HOLD_ENV}_S", "1") or 1))
+    from qkforms.cli import env_number
+
+    time.sleep(env_number(f"{HOLD_ENV}_S", 1.0))
 
 
 def _run_task(task: LayerTask, opts: dict[str, Any]) -> dict[str, float]:

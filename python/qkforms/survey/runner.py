@@ -466,7 +466,9 @@ def _write(store: PartStore, layer: int, res: LayerResult) -> dict[str, float]:
     t = time.perf_counter()
     store.write_layer(layer, res.heads, res.spectra, res.factors)
     res.timings["write_s"] = time.perf_counter() - t
-    delay = float(os.environ.get(DELAY_ENV, "0") or 0)
+    from qkforms.cli import env_number
+
+    delay = env_number(DELAY_ENV, 0.0)
     if delay > 0:
         time.sleep(delay)
     return res.timings
