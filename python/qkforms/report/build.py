@@ -251,9 +251,10 @@ def build_report(
     target = Path(out) if out is not None else data.directory / "report.html"
     from qkforms._fs import atomic_write
 
-    atomic_write(target, page.encode("utf-8"))
+    # DIR/report.html and DIR/figures: below DIR no link is followed (docs/files.md)
+    atomic_write(target, page.encode("utf-8"), root=data.directory if out is None else None)
     if pngs:
         from qkforms.report.static import write_pngs
 
-        write_pngs(heads, base, data.directory / "figures")
+        write_pngs(heads, base, data.directory / "figures", root=data.directory)
     return target

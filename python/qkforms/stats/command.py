@@ -82,14 +82,16 @@ def run(args: argparse.Namespace) -> int:
     from qkforms.errors import QKFormsError
     from qkforms.stats.observations import observations
     from qkforms.stats.output import write_tables
-    from qkforms.stats.table import concat, read_parquet
+    from qkforms.stats.table import concat
+    from qkforms.survey.validate import read_survey
 
     dirs = [Path(d) for d in args.dirs]
     for d in dirs:
         if not d.is_dir():
             raise QKFormsError(f"{d} is not a directory")
-    heads = concat([read_parquet(d / "heads.parquet") for d in dirs])
-    spectra = concat([read_parquet(d / "spectra.parquet") for d in dirs])
+    read = [read_survey(d) for d in dirs]  # each table checked against the schema
+    heads = concat([h for h, _ in read])
+    spectra = concat([s for _, s in read])
     start = time.perf_counter()
     tables = observations(
         heads, spectra, seed=args.seed, fits=args.fits, n_boot=args.bootstrap,
@@ -100,10 +102,12 @@ def run(args: argparse.Namespace) -> int:
     header = (f"Sources: {', '.join(str(d) for d in dirs)}. Seed {args.seed}, "
               f"{args.bootstrap} bootstrap replicates, family fits "
               f"{'on' if args.fits else 'off'}, executor {args.executor}.")
-    targets = [args.out] if args.out is not None else [d / "stats" for d in dirs]
-    for target in targets:
+    # DIR/stats below the DIR the user named (no link followed there), or --out itself
+    targets = ([(args.out, args.out)] if args.out is not None
+               else [(d / "stats", d) for d in dirs])
+    for target, root in targets:
         paths = write_tables(tables, target, header=header,
-                             parquet=None if args.parquet else False)
+                             parquet=None if args.parquet else False, root=root)
         print(f"qkforms stats: wrote {len(paths)} files to {target}", file=sys.stderr)
     print(f"qkforms stats: {len(heads)} heads, {elapsed:.1f} s", file=sys.stderr)
     return 0

@@ -106,8 +106,8 @@ def heads_table(model: str, layer: int, kv_index: NDArray[np.int64], N: int, n: 
     }
     for name in INT_COLUMNS:
         data[name] = pa.array(cols[name].astype(np.int32), mask=inval)
-    for name in FLOAT_COLUMNS:
-        data[name] = pa.array(cols[name], mask=inval, type=pa.float64())
+    for name in FLOAT_COLUMNS:  # undefined (NaN) is written as null: NaN is never a value
+        data[name] = pa.array(cols[name], mask=inval | np.isnan(cols[name]), type=pa.float64())
     schema = heads_schema()
     for name in CERTIFY_COLUMNS:
         values = [None] * n_q if certify is None else list(certify[name])
