@@ -301,6 +301,31 @@ def _find_prefix(store: TensorStore, anchor: str, files: list[str], marker: str 
     return min(hits, key=len)
 
 
+def _refuse_extra_layers(spec: ArchSpec, layout: Layout, store: TensorStore, prefix: str,
+                         files: list[str]) -> None:
+    """Refuse a checkpoint that holds more layers than its config declares.
+
+    A config whose layer count is smaller than the checkpoint's would otherwise survey
+    the first layers only and silently ignore the rest.
+    """
+    def present(layer: int) -> bool:
+        names = [prefix + r.name for r in layout.requests(spec, layer)
+                 if r.role in ("q", "k", "qkv")]
+        return bool(names) and all(name in store for name in names)
+
+    extra = spec.n_layers
+    while extra < spec.n_layers + 100_000 and present(extra):
+        extra += 1
+    if extra > spec.n_layers:
+        where = ", ".join(os.path.basename(f) for f in files if not f.endswith(".json"))
+        raise CheckpointError(
+            f"{where} holds the query/key tensors of {extra} layers, but the config "
+            f"({spec.architecture}) declares {spec.n_layers}; qkforms would ignore "
+            + (f"layer {extra - 1}" if extra == spec.n_layers + 1
+               else f"layers {spec.n_layers} to {extra - 1}")
+            + ": fix the config's layer count")
+
+
 def _assemble(display: str, spec: ArchSpec, layout: Layout, store: TensorStore,
               files: list[str], fmt: str, checksum: bool,
               qk_norm_policy: str | None = None) -> Model:
@@ -330,6 +355,7 @@ def _assemble(display: str, spec: ArchSpec, layout: Layout, store: TensorStore,
             if req.role in ("q", "k", "qkv"):
                 dtypes.add(store.dtype(full))
         plan.append(roles)
+    _refuse_extra_layers(spec, layout, store, prefix, weight_files)
     info = ModelInfo(name=display, spec=spec, dtype=",".join(sorted(dtypes)),
                      files=source_files(files, checksum), format=fmt,
                      qk_norm_policy=qk_norm_policy)
