@@ -495,10 +495,14 @@ def _worker_model(source: str, qk_norm: str = "refuse") -> Model:
     return model
 
 
-def _worker_layer(source: str, out: str, key: str, label: str, layer: int,
-                  opts: dict[str, Any], keep_factors: bool, step: int | None = None,
-                  tokens_seen: int | None = None) -> dict[str, float]:
-    """Worker-process task: survey one layer of ``source`` and write its parts."""
+def compute_layer(source: str, label: str, layer: int, opts: dict[str, Any],
+                  keep_factors: bool, step: int | None = None,
+                  tokens_seen: int | None = None) -> LayerResult:
+    """Survey one layer of ``source`` (opened once per worker); write nothing.
+
+    The task of a worker that may live on another machine (the dask executor): it
+    returns the layer's tables, and only the driver writes them into ``--out``.
+    """
     model = _worker_model(source, opts.get("qk_norm", "refuse"))
     o = SurveyOptions(**opts)
     t = time.perf_counter()
@@ -507,9 +511,24 @@ def _worker_layer(source: str, out: str, key: str, label: str, layer: int,
     gammas = {layer: norm_gain(model, layer)} if o.fold_norm else None
     res = _layer_result(model, layer, lw, failure, o, label, keep_factors, gammas,
                         step=step, tokens_seen=tokens_seen)
-    timings = _write(PartStore(Path(out), key), layer, res)
-    timings["read_s"] = read_s
-    return timings
+    res.timings["read_s"] = read_s
+    return res
+
+
+def write_layer(store: PartStore, layer: int, res: LayerResult) -> dict[str, float]:
+    """Write one computed layer's parts (atomically); return its timings."""
+    return _write(store, layer, res)
+
+
+def _worker_layer(source: str, out: str, key: str, label: str, layer: int,
+                  opts: dict[str, Any], keep_factors: bool, step: int | None = None,
+                  tokens_seen: int | None = None) -> dict[str, float]:
+    """Local worker-process task: survey one layer of ``source`` and write its parts.
+
+    (A child of the survey that dies with it: ``qkforms.survey.parallel``.)
+    """
+    res = compute_layer(source, label, layer, opts, keep_factors, step, tokens_seen)
+    return _write(PartStore(Path(out), key), layer, res)
 
 
 def _progress(total: int, desc: str, enabled: bool) -> Any:
