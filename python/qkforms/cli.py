@@ -116,7 +116,7 @@ def seed_arg(text: str) -> int:
 
 def parse_real(text: str, low: float | None = None, high: float | None = None, *,
                low_open: bool = False) -> float:
-    """A finite real number in a range, from text; ``ValueError`` with the reason otherwise.
+    """A finite real number in a range, from text; ``ParameterError`` with the reason otherwise.
 
     The one parser of real numbers given as text (options and environment variables).
 
@@ -126,24 +126,26 @@ def parse_real(text: str, low: float | None = None, high: float | None = None, *
     2.5
     >>> parse_real("nan", 0)
     Traceback (most recent call last):
-    ValueError: must be a finite number, got 'nan'
+    qkforms.errors.ParameterError: must be a finite number, got 'nan'
     >>> parse_real("0", 0, low_open=True)
     Traceback (most recent call last):
-    ValueError: must be a number > 0, got 0.0
+    qkforms.errors.ParameterError: must be a number > 0, got 0.0
     """
     import math
+
+    from qkforms.errors import ParameterError
 
     try:
         value = float(text)
     except ValueError:
-        raise ValueError(f"expected a number, got {text!r}") from None
+        raise ParameterError(f"expected a number, got {text!r}") from None
     if not math.isfinite(value):
-        raise ValueError(f"must be a finite number, got {text!r}")
+        raise ParameterError(f"must be a finite number, got {text!r}")
     too_low = low is not None and (value <= low if low_open else value < low)
     if too_low or (high is not None and value > high):
         lo = "" if low is None else f"{'>' if low_open else '>='} {low:g}"
         hi = "" if high is None else f"<= {high:g}"
-        raise ValueError(f"must be a number {' and '.join(b for b in (lo, hi) if b)}, "
+        raise ParameterError(f"must be a number {' and '.join(b for b in (lo, hi) if b)}, "
                          f"got {value!r}")
     return value
 
