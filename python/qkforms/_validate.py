@@ -68,9 +68,9 @@ def as_float_array(x: ArrayLike, name: str, *, min_ndim: int = 0,
     if kind == "f" and raw.dtype.itemsize > 8 and arr.size:
         over = np.isfinite(raw) & ~np.isfinite(arr)  # extended precision beyond float64
         if over.any():
-            bad = tuple(int(i) for i in np.argwhere(over)[0])
+            at = tuple(int(i) for i in np.argwhere(over)[0])
             raise NonFiniteError(f"{name} has an entry beyond the float64 range (|x| > "
-                                 f"1.8e308) at index {bad} (dtype {raw.dtype}): qkforms "
+                                 f"1.8e308) at index {at} (dtype {raw.dtype}): qkforms "
                                  "computes in float64")
     if arr.ndim < min_ndim:
         raise ShapeError(

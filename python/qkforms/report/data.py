@@ -103,7 +103,6 @@ def load(
     """
     from qkforms.stats import TABLES, observations
     from qkforms.stats.output import write_tables
-
     from qkforms.survey.validate import read_survey
 
     d = Path(directory)

@@ -29,8 +29,8 @@ Examples
 >>> try:
 ...     check_heads(rows, "heads.parquet", required=())
 ... except Exception as exc:
-...     print(exc)
-heads.parquet: rows 0 and 1 describe the same head (model 'm', layer 0, head 0); a survey table has one row per head
+...     print(str(exc).split(";")[0])
+heads.parquet: rows 0 and 1 describe the same head (model 'm', layer 0, head 0)
 """
 
 from __future__ import annotations
