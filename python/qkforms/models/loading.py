@@ -23,6 +23,7 @@ from qkforms._fs import open_regular
 from qkforms.errors import (
     CheckpointError,
     MissingTensorError,
+    QKFormsError,
     UnsafeFormatError,
     UnsafePathError,
 )
@@ -148,13 +149,19 @@ def _read_index(path: str) -> dict[str, str]:
     ``/abs/x.safetensors``, ``sub/x``) would read weights from outside the model
     directory, i.e. survey another checkpoint than the one named: it is refused.
     """
+    from qkforms._fs import read_bytes
+
     try:
-        with open_regular(path, "r", encoding="utf-8") as f:
-            index = json.load(f)
-        weight_map = index["weight_map"]
-    except UnsafePathError as exc:
+        raw = read_bytes(path, "shard index")  # a regular file of bounded size
+    except QKFormsError as exc:
         raise CheckpointError(str(exc)) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as exc:
+    except OSError as exc:
+        raise CheckpointError(f"{path}: not a valid shard index ({exc})") from exc
+    try:
+        index = json.loads(raw.decode("utf-8"))
+        weight_map = index["weight_map"]
+    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError,
+            RecursionError) as exc:
         raise CheckpointError(f"{path}: not a valid shard index ({exc})") from exc
     if not isinstance(weight_map, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in weight_map.items()):
