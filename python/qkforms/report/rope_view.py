@@ -17,6 +17,7 @@ Examples
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +65,7 @@ def rope_profiles(
             raise QKFormsError(f"{Path(directory) / 'manifest.json'}: factors path {rel!r} is "
                                "not inside the survey's factors/ directory")
         path = Path(directory) / rel_path
-        if not path.is_file():
+        if not os.path.lexists(path):  # absent: no slider; a FIFO or device: refused below
             continue
         from qkforms._fs import open_regular
         from qkforms.survey.rope import relative_form
