@@ -6,7 +6,9 @@ One implementation of each rule, used by every command (contract: ``docs/survey.
 * **Reading** opens regular files only (:func:`open_regular`, :func:`require_regular`):
   a FIFO, device or socket given where a checkpoint, config or table is expected is
   refused at once instead of blocking forever. Reads follow symbolic links (model
-  files are links in the Hugging Face cache).
+  files are links in the Hugging Face cache). Files read whole into memory (JSON
+  records, Lean sources, tables) are read with a size bound (:func:`read_bytes`,
+  :func:`read_text`): a file larger than its kind can be is refused before it is read.
 * **Writing** is atomic (:func:`atomic_write`): the data go to a new temporary file
   created with ``O_EXCL | O_NOFOLLOW`` next to the target, which is then moved into
   place with ``os.replace`` (a link at the target is replaced, never written through).
@@ -44,6 +46,9 @@ from typing import IO, Any
 from qkforms.errors import OutputError, ParameterError, UnsafePathError
 
 __all__ = [
+    "MAX_JSON_BYTES",
+    "MAX_TABLE_BYTES",
+    "MAX_TEXT_BYTES",
     "TMP_MARK",
     "atomic_write",
     "describe_os_error",
@@ -51,10 +56,19 @@ __all__ = [
     "file_kind",
     "is_temporary",
     "open_regular",
+    "read_bytes",
     "read_json",
+    "read_text",
     "remove_files",
     "require_regular",
 ]
+
+#: size bound of a JSON record (manifest, run record, trainer state, config)
+MAX_JSON_BYTES = 64 * 2**20
+#: size bound of a text source (a Lean file, a TOML table)
+MAX_TEXT_BYTES = 16 * 2**20
+#: size bound of a table read whole (heads.parquet, spectra.parquet, stats tables)
+MAX_TABLE_BYTES = 8 * 2**30
 
 #: marks a temporary file: ``<name>.tmp-<pid>-<n>`` (removed on failure, stale ones on start)
 TMP_MARK = ".tmp-"
@@ -187,15 +201,99 @@ def open_regular(path: str | os.PathLike[str], mode: str = "rb", *,
         raise
 
 
-def read_json(path: str | os.PathLike[str], what: str = "JSON file") -> Any:
-    """Read a JSON file (regular files only), any failure as one clear error.
+def read_bytes(path: str | os.PathLike[str], what: str = "file", *,
+               limit: int = MAX_JSON_BYTES) -> bytes:
+    """Read a regular file whole, refusing one larger than ``limit`` bytes.
+
+    The size is checked on the opened file before reading, and the read itself stops
+    after ``limit + 1`` bytes (a file that grows while read is refused too).
 
     Raises
     ------
     UnsafePathError
         If it is not a regular file.
     QKFormsError
-        If it cannot be read or is not valid JSON (naming the file).
+        If it is larger than ``limit`` or cannot be read (naming the file).
+    FileNotFoundError
+        If it does not exist.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "big.json")
+    >>> _ = open(p, "wb").write(b"x" * 100)
+    >>> read_bytes(p, limit=100)[:3]
+    b'xxx'
+    >>> try:
+    ...     read_bytes(p, "run record", limit=10)
+    ... except Exception as exc:
+    ...     print(str(exc).split(": ", 1)[1])
+    the run record is 100 bytes, more than a run record can be (10 bytes); refused
+    """
+    from qkforms.errors import QKFormsError
+
+    def too_big(size: int) -> QKFormsError:
+        return QKFormsError(f"{os.fspath(path)}: the {what} is {size} bytes, more than a "
+                            f"{what} can be ({limit} bytes); refused")
+
+    try:
+        with open_regular(path) as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > limit:
+                raise too_big(size)
+            data: bytes = f.read(limit + 1)
+    except (UnsafePathError, QKFormsError, FileNotFoundError):
+        raise
+    except OSError as exc:
+        raise QKFormsError(f"{os.fspath(path)}: cannot read the {what} "
+                           f"({exc.strerror or exc})") from exc
+    if len(data) > limit:
+        raise too_big(len(data))
+    return data
+
+
+def read_text(path: str | os.PathLike[str], what: str = "file", *,
+              limit: int = MAX_TEXT_BYTES) -> str:
+    """Read a regular UTF-8 text file whole (bounded as :func:`read_bytes`).
+
+    Raises
+    ------
+    UnsafePathError
+        If it is not a regular file.
+    QKFormsError
+        If it is too large, cannot be read, or is not UTF-8 (naming the byte offset).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "A.lean")
+    >>> _ = open(p, "wb").write(b"theorem x " + bytes([255]))
+    >>> try:
+    ...     read_text(p, "Lean source")
+    ... except Exception as exc:
+    ...     print(str(exc).split(": ", 1)[1])
+    the Lean source is not UTF-8 text (byte 0xff at offset 10)
+    """
+    from qkforms.errors import QKFormsError
+
+    data = read_bytes(path, what, limit=limit)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise QKFormsError(f"{os.fspath(path)}: the {what} is not UTF-8 text (byte "
+                           f"0x{data[exc.start]:02x} at offset {exc.start})") from None
+
+
+def read_json(path: str | os.PathLike[str], what: str = "JSON file", *,
+              limit: int = MAX_JSON_BYTES) -> Any:
+    """Read a JSON file (regular files of bounded size only), any failure as one clear error.
+
+    Raises
+    ------
+    UnsafePathError
+        If it is not a regular file.
+    QKFormsError
+        If it is too large, cannot be read or is not valid JSON (naming the file).
 
     Examples
     --------
@@ -211,24 +309,25 @@ def read_json(path: str | os.PathLike[str], what: str = "JSON file") -> Any:
     from qkforms.errors import QKFormsError
 
     try:
-        with open_regular(path, "r", encoding="utf-8") as f:
-            return json.load(f)
-    except UnsafePathError:
-        raise
-    except OSError as exc:
+        data = read_bytes(path, what, limit=limit)
+    except FileNotFoundError as exc:
         raise QKFormsError(f"{os.fspath(path)}: cannot read the {what} "
                            f"({exc.strerror or exc})") from exc
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise QKFormsError(f"{os.fspath(path)}: corrupt {what} (not valid JSON: {exc})") from exc
 
 
 # --------------------------------------------------------------------------- directories
 
 
-def _link_error(path: Path) -> UnsafePathError:
+def _link_error(path: Path, root: Path | None = None) -> UnsafePathError:
+    where = "the output directory" if root is None else f"the output directory {root}"
     return UnsafePathError(
-        f"{path} is a symbolic link inside the output directory; qkforms never writes or "
-        "deletes through links it did not create. Remove the link or choose another --out")
+        f"{path} is a symbolic link inside {where}; qkforms never writes or deletes "
+        "through links it did not create. Remove the link or choose another output "
+        "directory")
 
 
 def _open_dir(path: Path, root: Path, *, create: bool) -> int:
@@ -264,7 +363,7 @@ def _open_dir(path: Path, root: Path, *, create: bool) -> int:
                 if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
                     st = os.lstat(part, dir_fd=fd)
                     if stat.S_ISLNK(st.st_mode):
-                        raise _link_error(here) from None
+                        raise _link_error(here, root) from None
                     raise UnsafePathError(f"{here} exists and is a {file_kind(st.st_mode)}, "
                                           "not a directory") from None
                 raise

@@ -36,8 +36,17 @@ def as_float_array(x: ArrayLike, name: str, *, min_ndim: int = 0,
                                f"entr{'y' if masked == 1 else 'ies'}; qkforms would read the "
                                "values under the mask: fill them (x.filled(...)) or drop them")
         x = np.ma.getdata(x)
-    raw = np.asarray(x)
+    try:
+        raw = np.asarray(x)
+    except ValueError as exc:  # ragged nested lists: numpy's "inhomogeneous shape"
+        raise ShapeError(f"{name} is a ragged nested sequence (rows of different lengths), "
+                         f"not an array: {exc}") from None
     kind = raw.dtype.kind
+    if kind == "O":
+        where = next((i for i, v in np.ndenumerate(raw) if v is None), None)
+        if where is not None:
+            raise NotRealError(f"{name} has a None (missing) entry at index "
+                               f"{tuple(int(i) for i in where)}; fill it with a number")
     if kind in "USV" or kind == "O" and any(
             isinstance(v, str | bytes | complex | np.complexfloating) for v in raw.flat):
         raise NotRealError(f"{name} must be a real numeric array, got dtype {raw.dtype} "
@@ -49,9 +58,20 @@ def as_float_array(x: ArrayLike, name: str, *, min_ndim: int = 0,
     if kind == "M" or kind == "m":
         raise NotRealError(f"{name} must be a real numeric array, got dtype {raw.dtype}")
     try:
-        arr = np.asarray(raw, dtype=np.float64)
+        with np.errstate(over="ignore"):
+            arr = np.asarray(raw, dtype=np.float64)
+    except OverflowError:  # a Python int or Fraction beyond float64
+        raise NonFiniteError(f"{name} has an entry beyond the float64 range "
+                             "(|x| > 1.8e308): qkforms computes in float64") from None
     except (TypeError, ValueError) as exc:
         raise NotRealError(f"{name} must be a real numeric array ({exc})") from None
+    if kind == "f" and raw.dtype.itemsize > 8 and arr.size:
+        over = np.isfinite(raw) & ~np.isfinite(arr)  # extended precision beyond float64
+        if over.any():
+            at = tuple(int(i) for i in np.argwhere(over)[0])
+            raise NonFiniteError(f"{name} has an entry beyond the float64 range (|x| > "
+                                 f"1.8e308) at index {at} (dtype {raw.dtype}): qkforms "
+                                 "computes in float64")
     if arr.ndim < min_ndim:
         raise ShapeError(
             f"{name} must have at least {min_ndim} dimension(s), got shape {arr.shape}"

@@ -310,7 +310,8 @@ class LayerSpectra:
 def unit_scale(W: ArrayLike) -> Array:
     """Power-of-two scale of each matrix of a stack, bringing its entries into (-1, 1).
 
-    ``2**e`` with ``max|W| < 2**e <= 2 max|W|``, per matrix (the last two axes); 1.0 for
+    ``2**e`` with ``max|W| < 2**e <= 2 max|W|`` (``e <= 1023``: entries of ``2**1023``
+    and more come into ``[-2, 2)``), per matrix (the last two axes); 1.0 for
     a zero matrix or one with NaN/inf entries (those stay visible to the engine, which
     fails such heads). Dividing by a power of two is exact, so computing on ``W / s``
     changes no rounding -- it only keeps tiny or huge weights (1e-300, 1e300) from
@@ -333,7 +334,8 @@ def unit_scale(W: ArrayLike) -> Array:
         m = np.max(np.abs(a), axis=(-2, -1))
     good = np.isfinite(m) & (m > 0)
     _, e = np.frexp(np.where(good, m, 1.0))
-    return np.where(good, np.ldexp(1.0, e), 1.0)
+    # 2**1024 is not a float64: entries >= 2**1023 are scaled into [-2, 2) instead
+    return np.where(good, np.ldexp(1.0, np.minimum(e, 1023)), 1.0)
 
 
 def stack(W_Q: Array, W_K: Array) -> Array:

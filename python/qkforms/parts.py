@@ -56,7 +56,9 @@ def parts(L: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """
     arr = as_square(L)
     tr = _transpose(arr)
-    return 0.5 * (arr + tr), 0.5 * (arr - tr)
+    # halves first: no overflow for entries near the float64 limit, same bits otherwise
+    half, half_tr = 0.5 * arr, 0.5 * tr
+    return half + half_tr, half - half_tr
 
 
 #: The number type of the fields of :class:`Energies`.

@@ -122,7 +122,12 @@ def signature(L: ArrayLike, *, tol: float = DENSE_TOL) -> Signature:
     Signature(n_pos=1, n_neg=1, n_zero=0)
     """
     S, _ = parts(L)
-    return count_signs(np.linalg.eigvalsh(S), tol=tol)
+    # the signature is scale invariant: a power-of-two scale (exact) keeps the
+    # eigenvalues of entries near the float64 limit from overflowing
+    with np.errstate(invalid="ignore"):
+        m = np.max(np.abs(S), axis=(-2, -1), keepdims=True) if S.size else np.ones(1)
+    _, e = np.frexp(np.where(m > 0, m, 1.0))
+    return count_signs(np.linalg.eigvalsh(np.ldexp(S, -e)), tol=tol)
 
 
 def decide_signature(

@@ -213,14 +213,15 @@ def test_ctrl_c_ends_cleanly_and_resume_completes(workers: int, sig: int, status
 
 
 def test_a_failing_worker_stops_the_others_in_process(long_checkpoint: Path, tmp_path: Path,
-                                                      monkeypatch) -> None:
-    # the test hook's delay is unparsable: every worker's task raises after writing its
-    # layer; the pool is stopped (the other worker ended and joined) and the error raised
+                                                      monkeypatch, capsys) -> None:
+    # the test hook's delay is unparsable: every worker's task raises (a clear error,
+    # issue #24) after writing its layer; the pool is stopped (the other worker ended and
+    # joined) and the error reported in one line
     monkeypatch.setenv(DELAY_ENV, "not-a-number")
     out = tmp_path / "out"
-    with pytest.raises(ValueError, match="not-a-number"):
-        main(["survey", str(long_checkpoint), "--out", str(out), "--workers", "2",
-              "--no-stats", "--no-progress"])
+    code = main(["survey", str(long_checkpoint), "--out", str(out), "--workers", "2",
+                 "--no-stats", "--no-progress"])
+    assert_one_line_error((code, capsys.readouterr().err), DELAY_ENV, "'not-a-number'")
     assert tagged_processes(os.environ["QKFORMS_TEST_TAG"]) == []  # no worker survives
     assert temporaries(out) == [] and not (out / LOCK_NAME).exists()
     assert len(parts(out)) < LAYERS

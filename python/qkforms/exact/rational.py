@@ -97,6 +97,9 @@ def to_fraction(x: Any) -> Fraction:
         return x
     if isinstance(x, (bool, int, np.integer)):
         return Fraction(int(x))
+    if isinstance(x, np.floating) and x.dtype.itemsize > 8 and np.isfinite(x):
+        num, den = x.as_integer_ratio()  # extended precision: its exact value, not float's
+        return Fraction(int(num), int(den))
     if isinstance(x, (float, np.floating)):
         xf = float(x)
         if not math.isfinite(xf):
@@ -107,7 +110,11 @@ def to_fraction(x: Any) -> Fraction:
     if isinstance(x, flint.fmpq):
         return Fraction(int(x.p), int(x.q))
     if isinstance(x, str):
-        return Fraction(x)
+        try:
+            return Fraction(x)
+        except (ValueError, ZeroDivisionError):
+            raise NotRationalError(f"entry {format_value(x)} is text that is not a rational "
+                                   "number (e.g. '3/4' or '0.25')") from None
     # sympy numbers, without importing sympy unless it is already in use
     is_rational = getattr(x, "is_Rational", None)
     if is_rational is True:

@@ -212,16 +212,17 @@ def read_config(path: str | os.PathLike[str]) -> dict[str, Any]:
     >>> read_config(p)["model_type"]
     'bert'
     """
-    from qkforms._fs import open_regular
-    from qkforms.errors import UnsafePathError
+    from qkforms._fs import read_bytes
+    from qkforms.errors import QKFormsError
 
     path = os.fspath(path)
     try:
-        with open_regular(path, "r", encoding="utf-8") as f:
-            cfg = json.load(f)
-    except UnsafePathError as exc:
+        raw = read_bytes(path, "config")  # a regular file of bounded size
+    except QKFormsError as exc:
         raise CheckpointError(str(exc)) from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    try:
+        cfg = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise CheckpointError(f"{path}: not a valid JSON config ({exc})") from exc
     if not isinstance(cfg, dict):
         raise CheckpointError(f"{path}: the config is not a JSON object")

@@ -23,6 +23,7 @@ from qkforms._fs import open_regular
 from qkforms.errors import (
     CheckpointError,
     MissingTensorError,
+    QKFormsError,
     UnsafeFormatError,
     UnsafePathError,
 )
@@ -148,13 +149,19 @@ def _read_index(path: str) -> dict[str, str]:
     ``/abs/x.safetensors``, ``sub/x``) would read weights from outside the model
     directory, i.e. survey another checkpoint than the one named: it is refused.
     """
+    from qkforms._fs import read_bytes
+
     try:
-        with open_regular(path, "r", encoding="utf-8") as f:
-            index = json.load(f)
-        weight_map = index["weight_map"]
-    except UnsafePathError as exc:
+        raw = read_bytes(path, "shard index")  # a regular file of bounded size
+    except QKFormsError as exc:
         raise CheckpointError(str(exc)) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as exc:
+    except OSError as exc:
+        raise CheckpointError(f"{path}: not a valid shard index ({exc})") from exc
+    try:
+        index = json.loads(raw.decode("utf-8"))
+        weight_map = index["weight_map"]
+    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError,
+            RecursionError) as exc:
         raise CheckpointError(f"{path}: not a valid shard index ({exc})") from exc
     if not isinstance(weight_map, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in weight_map.items()):
@@ -320,6 +327,31 @@ def _find_prefix(store: TensorStore, anchor: str, files: list[str], marker: str 
     return min(hits, key=len)
 
 
+def _refuse_extra_layers(spec: ArchSpec, layout: Layout, store: TensorStore, prefix: str,
+                         files: list[str]) -> None:
+    """Refuse a checkpoint that holds more layers than its config declares.
+
+    A config whose layer count is smaller than the checkpoint's would otherwise survey
+    the first layers only and silently ignore the rest.
+    """
+    def present(layer: int) -> bool:
+        names = [prefix + r.name for r in layout.requests(spec, layer)
+                 if r.role in ("q", "k", "qkv")]
+        return bool(names) and all(name in store for name in names)
+
+    extra = spec.n_layers
+    while extra < spec.n_layers + 100_000 and present(extra):
+        extra += 1
+    if extra > spec.n_layers:
+        where = ", ".join(os.path.basename(f) for f in files if not f.endswith(".json"))
+        raise CheckpointError(
+            f"{where} holds the query/key tensors of {extra} layers, but the config "
+            f"({spec.architecture}) declares {spec.n_layers}; qkforms would ignore "
+            + (f"layer {extra - 1}" if extra == spec.n_layers + 1
+               else f"layers {spec.n_layers} to {extra - 1}")
+            + ": fix the config's layer count")
+
+
 def _assemble(display: str, spec: ArchSpec, layout: Layout, store: TensorStore,
               files: list[str], fmt: str, checksum: bool,
               qk_norm_policy: str | None = None) -> Model:
@@ -349,6 +381,7 @@ def _assemble(display: str, spec: ArchSpec, layout: Layout, store: TensorStore,
             if req.role in ("q", "k", "qkv"):
                 dtypes.add(store.dtype(full))
         plan.append(roles)
+    _refuse_extra_layers(spec, layout, store, prefix, weight_files)
     info = ModelInfo(name=display, spec=spec, dtype=",".join(sorted(dtypes)),
                      files=source_files(files, checksum), format=fmt,
                      qk_norm_policy=qk_norm_policy)

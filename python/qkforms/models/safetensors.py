@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import math
 import os
 import struct
 from collections.abc import Iterable
@@ -248,7 +249,7 @@ def _check_entry(path: str, name: str, entry: Any, data_len: int) -> None:
             or not all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)
             or not 0 <= offsets[0] <= offsets[1]):
         raise CheckpointError(f"{path}: tensor {name!r} has malformed data_offsets {offsets!r}")
-    need = int(np.prod(shape, dtype=np.int64)) * DTYPE_SIZES[dtype]
+    need = math.prod(shape) * DTYPE_SIZES[dtype]  # Python ints: no int64 wrap-around
     if offsets[1] - offsets[0] != need:
         raise CheckpointError(f"{path}: tensor {name!r} of dtype {dtype} and shape {shape} "
                               f"needs {need} bytes but its offsets span "

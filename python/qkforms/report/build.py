@@ -219,7 +219,8 @@ def build_report(
         from qkforms.report.static import FIGURES, write_pngs
 
         with _progress.phase("report: static PNGs", len(FIGURES), unit="figure") as bar:
-            write_pngs(data.heads, data.baseline, data.directory / "figures")
+            write_pngs(data.heads, data.baseline, data.directory / "figures",
+                       root=data.directory)
             bar.update(len(FIGURES))
     return target
 
@@ -314,5 +315,6 @@ def _write_page(data: ReportData, out: str | Path | None, *, rope_heads: int,
     target = Path(out) if out is not None else data.directory / "report.html"
     from qkforms._fs import atomic_write
 
-    atomic_write(target, page.encode("utf-8"))
+    # DIR/report.html (and DIR/figures): below DIR no link is followed (docs/files.md)
+    atomic_write(target, page.encode("utf-8"), root=data.directory if out is None else None)
     return target

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from qkforms import _progress
-from qkforms.cli import bounded_int
+from qkforms.cli import bounded_int, seed_arg
 from qkforms.report.rope_view import MAX_D
 from qkforms.report.rope_view import MAX_HEADS as MAX_ROPE_HEADS
 from qkforms.stats.bootstrap import MAX_BOOT as MAX_BOOTSTRAP
@@ -44,7 +44,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="skip the static PNGs in DIR/figures/")
     parser.add_argument("--recompute", action="store_true",
                         help="recompute DIR/stats even if it exists")
-    parser.add_argument("--seed", type=int, default=0,
+    parser.add_argument("--seed", type=seed_arg, default=0,
                         help="seed when the statistics are computed (default 0)")
     parser.add_argument("--bootstrap", type=bounded_int(0, MAX_BOOTSTRAP), default=1000,
                         help="bootstrap replicates when the statistics are computed")

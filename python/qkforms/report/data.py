@@ -14,6 +14,7 @@ True
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,9 +51,32 @@ class ReportData:
 
 def _read_table(path_stem: Path) -> Table | None:
     pq = path_stem.with_suffix(".parquet")
-    if pq.is_file():
+    if os.path.lexists(pq):  # a FIFO or device is refused by the reader, not skipped
         return read_parquet(pq)
     return None
+
+
+def _stale(head_stats: Table, heads: Table) -> bool:
+    """Whether ``stats/head_stats`` was computed from other heads than ``heads``.
+
+    Compares the (model, layer, head) of the rows of ``head_stats`` with the ok heads
+    of ``heads`` (of each model's last step, for a training run).
+    """
+    from qkforms.stats.series import has_steps, last_step_rows
+
+    if has_steps(heads):
+        heads = last_step_rows(heads, heads)[0]
+
+    def keys(t: Table, ok_only: bool) -> list[tuple[str, int, int]]:
+        if any(c not in t for c in ("model", "layer", "head")):
+            return []
+        rows = zip(t["model"].tolist(), t["layer"].tolist(), t["head"].tolist(),
+                   (t["status"].tolist() if ok_only and "status" in t else [None] * len(t)),
+                   strict=True)
+        return sorted((str(m), int(la), int(h)) for m, la, h, s in rows
+                      if not ok_only or s == "ok")
+
+    return keys(head_stats, False) != keys(heads, True)
 
 
 def load(
@@ -64,7 +88,9 @@ def load(
     Raises
     ------
     QKFormsError
-        If ``heads.parquet`` or ``spectra.parquet`` is missing.
+        If ``heads.parquet`` or ``spectra.parquet`` is missing or fails its checks
+        (:mod:`qkforms.survey.validate`), or ``manifest.json`` is not a regular JSON
+        file holding an object.
 
     Examples
     --------
@@ -77,10 +103,12 @@ def load(
     """
     from qkforms.stats import TABLES, observations
     from qkforms.stats.output import write_tables
+    from qkforms.survey.validate import read_survey
 
     d = Path(directory)
-    heads_raw = read_parquet(d / "heads.parquet")
-    spectra = read_parquet(d / "spectra.parquet")
+    # always read and checked, also when stats/ exists: a report never stands on stats/
+    # alone (they are recomputed when they describe other heads)
+    heads_raw, spectra = read_survey(d)
     stats_dir = d / "stats"
     tables: dict[str, Table] = {}
     computed = False
@@ -89,13 +117,16 @@ def load(
             t = _read_table(stats_dir / name)
             if t is not None:
                 tables[name] = t
+    if ("head_stats" in tables and _stale(tables["head_stats"], heads_raw)):
+        recompute = True
     if recompute or "head_stats" not in tables:
         tables = observations(heads_raw, spectra, seed=seed, n_boot=n_boot, fits=fits)
-        write_tables(tables, stats_dir, header=f"Computed by `qkforms report` (seed {seed}).")
+        write_tables(tables, stats_dir, header=f"Computed by `qkforms report` (seed {seed}).",
+                     root=d)
         computed = True
     manifest: dict[str, Any] = {}
     mpath = d / "manifest.json"
-    if mpath.is_file():
+    if os.path.lexists(mpath):  # a FIFO or /dev/zero link is refused, not ignored
         from qkforms._fs import read_json
 
         manifest = read_json(mpath, "survey manifest")

@@ -17,6 +17,7 @@ Examples
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +69,8 @@ def factors_path(entry: dict[str, Any], directory: str | Path) -> Path | None:
         raise QKFormsError(f"{Path(directory) / 'manifest.json'}: factors path {rel!r} is "
                            "not inside the survey's factors/ directory")
     path = Path(directory) / rel_path
-    return path if path.is_file() else None
+    # absent: no slider; anything else (a FIFO, a device) is refused by its reader
+    return path if os.path.lexists(path) else None
 
 
 def rope_profiles(

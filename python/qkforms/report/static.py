@@ -35,7 +35,7 @@ def _ternary_xy(b: np.ndarray, c: np.ndarray, d: np.ndarray) -> tuple[np.ndarray
     return d - c, np.sqrt(3.0) * b
 
 
-def _save(fig: Any, path: Path, **kwargs: Any) -> None:
+def _save(fig: Any, path: Path, root: Path, **kwargs: Any) -> None:
     """Save a figure as PNG atomically (never through a link; no partial file)."""
     import io
 
@@ -43,11 +43,14 @@ def _save(fig: Any, path: Path, **kwargs: Any) -> None:
 
     buf = io.BytesIO()
     fig.savefig(buf, format="png", **kwargs)
-    atomic_write(path, buf.getvalue())
+    atomic_write(path, buf.getvalue(), root=root)
 
 
-def write_pngs(heads: Table, baseline: Table, out_dir: str | Path) -> list[Path]:
+def write_pngs(heads: Table, baseline: Table, out_dir: str | Path, *,
+               root: str | Path | None = None) -> list[Path]:
     """Draw the four PNGs; return their paths.
+
+    Below ``root`` (default: ``out_dir``'s parent) no symbolic link is followed.
 
     Examples
     --------
@@ -72,7 +75,8 @@ def write_pngs(heads: Table, baseline: Table, out_dir: str | Path) -> list[Path]
     from qkforms._fs import ensure_dir
 
     out = Path(out_dir)
-    ensure_dir(out, root=out.parent)
+    base_dir = out.parent if root is None else Path(root)
+    ensure_dir(out, root=base_dir)
     paths = []
     layer = _f(heads["layer"])
 
@@ -96,7 +100,7 @@ def write_pngs(heads: Table, baseline: Table, out_dir: str | Path) -> list[Path]
     ax.legend(loc="lower left")
     ax.set_title("Head profiles in Δ₃")
     paths.append(out / FIGURES[0])
-    _save(fig, paths[-1], dpi=110, bbox_inches="tight")
+    _save(fig, paths[-1], base_dir, dpi=110, bbox_inches="tight")
     plt.close(fig)
 
     # 2. face Delta
@@ -118,7 +122,7 @@ def write_pngs(heads: Table, baseline: Table, out_dir: str | Path) -> list[Path]
     ax.legend(loc="upper left")
     ax.set_title("Face Δ = {a = 0}: symmetric profiles")
     paths.append(out / FIGURES[1])
-    _save(fig, paths[-1], dpi=110, bbox_inches="tight")
+    _save(fig, paths[-1], base_dir, dpi=110, bbox_inches="tight")
     plt.close(fig)
 
     # 3. heat maps of the first model
@@ -146,7 +150,7 @@ def write_pngs(heads: Table, baseline: Table, out_dir: str | Path) -> list[Path]
             fig.colorbar(im, ax=ax)
     fig.tight_layout()
     paths.append(out / FIGURES[2])
-    _save(fig, paths[-1], dpi=100)
+    _save(fig, paths[-1], base_dir, dpi=100)
     plt.close(fig)
 
     # 4. histograms: trained heads above, the baseline below, each on its own scale
@@ -170,6 +174,6 @@ def write_pngs(heads: Table, baseline: Table, out_dir: str | Path) -> list[Path]
         bottom.set_xlabel(stat)
     fig.tight_layout()
     paths.append(out / FIGURES[3])
-    _save(fig, paths[-1], dpi=100)
+    _save(fig, paths[-1], base_dir, dpi=100)
     plt.close(fig)
     return paths

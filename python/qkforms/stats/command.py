@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from qkforms import _progress
-from qkforms.cli import bounded_int, directory_arg
+from qkforms.cli import bounded_int, directory_arg, scheduler_arg, seed_arg
 from qkforms.stats.bootstrap import MAX_BOOT as MAX_BOOTSTRAP
 
 __all__ = ["configure", "run"]
@@ -44,7 +44,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="survey output directories (heads.parquet, spectra.parquet)")
     parser.add_argument("--out", type=directory_arg, default=None,
                         help="output directory (default: DIR/stats for every DIR)")
-    parser.add_argument("--seed", type=int, default=0,
+    parser.add_argument("--seed", type=seed_arg, default=0,
                         help="seed of the baselines and the bootstrap (default 0)")
     parser.add_argument("--bootstrap", type=bounded_int(0, MAX_BOOTSTRAP), default=1000,
                         metavar="B",
@@ -57,7 +57,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="at most K baseline heads per layer (default: as many as the layer)")
     parser.add_argument("--executor", choices=("local", "dask"), default="local",
                         help="where the per-(model, layer) tasks run (default local)")
-    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+    parser.add_argument("--scheduler", type=scheduler_arg, default=None, metavar="ADDRESS",
                         help="dask scheduler address (default: start a LocalCluster)")
     parser.add_argument("--workers", type=bounded_int(1, 256), default=2,
                         help="workers of the LocalCluster (default 2)")
@@ -92,14 +92,16 @@ def run(args: argparse.Namespace) -> int:
     if args.executor == "dask":
         require("dask", command="qkforms stats", why="--executor dask")
     from qkforms.stats.output import write_tables
-    from qkforms.stats.table import concat, read_parquet
+    from qkforms.stats.table import concat
+    from qkforms.survey.validate import read_survey
 
     dirs = [Path(d) for d in args.dirs]
     for d in dirs:
         if not d.is_dir():
             raise QKFormsError(f"{d} is not a directory")
-    heads = concat([read_parquet(d / "heads.parquet") for d in dirs])
-    spectra = concat([read_parquet(d / "spectra.parquet") for d in dirs])
+    read = [read_survey(d) for d in dirs]  # each table checked against the schema
+    heads = concat([h for h, _ in read])
+    spectra = concat([s for _, s in read])
     start = time.perf_counter()
     with _progress.settings(enabled=not args.no_progress and _progress.current().enabled):
         tables = observations(
@@ -115,10 +117,12 @@ def run(args: argparse.Namespace) -> int:
     header = (f"Sources: {', '.join(str(d) for d in dirs)}. Seed {args.seed}, "
               f"{args.bootstrap} bootstrap replicates, family fits "
               f"{'on' if args.fits else 'off'}, executor {args.executor}.")
-    targets = [args.out] if args.out is not None else [d / "stats" for d in dirs]
-    for target in targets:
+    # DIR/stats below the DIR the user named (no link followed there), or --out itself
+    targets = ([(args.out, args.out)] if args.out is not None
+               else [(d / "stats", d) for d in dirs])
+    for target, root in targets:
         paths = write_tables(tables, target, header=header,
-                             parquet=None if args.parquet else False)
+                             parquet=None if args.parquet else False, root=root)
         print(f"qkforms stats: wrote {len(paths)} files to {target}", file=sys.stderr)
     print(f"qkforms stats: {len(heads)} heads, {elapsed:.1f} s", file=sys.stderr)
     return 0

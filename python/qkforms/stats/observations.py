@@ -928,7 +928,8 @@ def observations(
     Raises
     ------
     QKFormsError
-        If a needed column is missing or there is no ``ok`` head.
+        If a needed column is missing, a table fails its checks
+        (:mod:`qkforms.survey.validate`) or there is no ``ok`` head.
 
     Examples
     --------
@@ -941,14 +942,11 @@ def observations(
     >>> t["accumulation"].row(0)["pr_lt2"], t["accumulation"].row(0)["theta_dist_median"] < 1e-12
     (4, True)
     """
-    heads_all = as_table(heads_df)
-    spectra = as_table(spectra_df)
-    missing = [c for c in HEAD_COLUMNS if c not in heads_all]
-    if missing:
-        raise QKFormsError(f"heads table lacks columns {missing} (architecture.md §5)")
-    smissing = [c for c in SPECTRA_READ_COLUMNS if c not in spectra]
-    if smissing:
-        raise QKFormsError(f"spectra table lacks columns {smissing} (architecture.md §5)")
+    from qkforms.survey.validate import check_heads, check_spectra
+
+    # columns, types, nulls, duplicates, run consistency, a spectrum per ok head
+    heads_all = check_heads(as_table(heads_df), "heads table", required=HEAD_COLUMNS)
+    spectra = check_spectra(as_table(spectra_df), heads_all, "spectra table")
     series: dict[str, Table] = {}
     if has_steps(heads_all):  # a training run: series tables, the rest on the last step
         with _progress.phase("stats: training-run series"):

@@ -193,7 +193,8 @@ def _low_rank_layers(by_layer: Table | None) -> list[str]:
 
 
 def write_tables(
-    tables: dict[str, Table], out_dir: str | Path, *, header: str = "", parquet: Any = None
+    tables: dict[str, Table], out_dir: str | Path, *, header: str = "", parquet: Any = None,
+    root: str | Path | None = None,
 ) -> list[Path]:
     """Write every table as CSV (and Parquet when pyarrow is importable) and the Markdown.
 
@@ -204,6 +205,10 @@ def write_tables(
         Created if missing (``DIR/stats``).
     parquet : bool, optional
         Force Parquet on/off; by default on iff pyarrow imports.
+    root : path, optional
+        The directory the user named (``DIR`` of ``DIR/stats``; default ``out_dir``):
+        below it no symbolic link is followed, so a linked ``DIR/stats`` is refused
+        before anything is written (``docs/files.md``).
 
     Examples
     --------
@@ -216,7 +221,8 @@ def write_tables(
     from qkforms._fs import atomic_write, ensure_dir
 
     out = Path(out_dir)
-    ensure_dir(out, root=out)
+    root = out if root is None else Path(root)
+    ensure_dir(out, root=root)
     if parquet is None:
         try:
             import pyarrow  # noqa: F401
@@ -228,10 +234,10 @@ def write_tables(
     for name, table in tables.items():
         if not len(table.columns):
             continue
-        written.append(table.to_csv(out / f"{name}.csv"))
+        written.append(table.to_csv(out / f"{name}.csv", root=root))
         if parquet:
-            written.append(table.to_parquet(out / f"{name}.parquet"))
+            written.append(table.to_parquet(out / f"{name}.parquet", root=root))
     md = out / "observations.md"
-    atomic_write(md, render_markdown(tables, header=header).encode("utf-8"))
+    atomic_write(md, render_markdown(tables, header=header).encode("utf-8"), root=root)
     written.append(md)
     return written

@@ -38,7 +38,7 @@ from numpy.typing import NDArray
 
 from qkforms.errors import MissingColumnError, QKFormsError, ShapeError, format_value
 
-__all__ = ["Table", "as_table", "concat", "read_parquet"]
+__all__ = ["Table", "as_table", "concat", "read_arrow", "read_parquet"]
 
 
 def _as_column(values: Any) -> NDArray[Any]:
@@ -242,8 +242,8 @@ class Table:
             writer.writerow([_csv_cell(v) for v in row.values()])
         return buf.getvalue()
 
-    def to_csv(self, path: str | Path) -> Path:
-        """Write CSV to ``path`` and return it.
+    def to_csv(self, path: str | Path, *, root: str | Path | None = None) -> Path:
+        """Write CSV to ``path`` (atomically; below ``root`` no link is followed); return it.
 
         Examples
         --------
@@ -255,7 +255,7 @@ class Table:
         from qkforms._fs import atomic_write
 
         path = Path(path)
-        atomic_write(path, self.to_csv_string().encode("utf-8"))
+        atomic_write(path, self.to_csv_string().encode("utf-8"), root=root)
         return path
 
     def to_arrow(self) -> Any:
@@ -276,8 +276,8 @@ class Table:
                 arrays[name] = pa.array(col)
         return pa.table(arrays)
 
-    def to_parquet(self, path: str | Path) -> Path:
-        """Write Parquet to ``path`` (needs pyarrow) and return it.
+    def to_parquet(self, path: str | Path, *, root: str | Path | None = None) -> Path:
+        """Write Parquet to ``path`` (needs pyarrow; atomically, as :meth:`to_csv`).
 
         Examples
         --------
@@ -293,7 +293,7 @@ class Table:
 
         path = Path(path)
         table = self.to_arrow()
-        atomic_write(path, lambda f: pq.write_table(table, f))
+        atomic_write(path, lambda f: pq.write_table(table, f), root=root)
         return path
 
     def to_pandas(self) -> Any:
@@ -407,13 +407,52 @@ def concat(tables: Sequence[Table]) -> Table:
     return Table(out)
 
 
-def read_parquet(path: str | Path) -> Table:
-    """Read a Parquet file into a Table (needs pyarrow).
+def read_arrow(path: str | Path) -> Any:
+    """Read a Parquet file into a ``pyarrow.Table`` (regular files of bounded size only).
 
     Raises
     ------
     QKFormsError
-        If the file is missing or pyarrow is not installed.
+        If the file is missing, too large, damaged, or pyarrow is not installed.
+
+    Examples
+    --------
+    >>> from qkforms.stats.table import read_arrow
+    >>> try:
+    ...     read_arrow("/nonexistent/heads.parquet")
+    ... except Exception as exc:
+    ...     print(type(exc).__name__)
+    QKFormsError
+    """
+    from qkforms._fs import MAX_TABLE_BYTES, read_bytes
+
+    path = Path(path)
+    if not os.path.lexists(path):
+        raise QKFormsError(f"{path} does not exist; run `qkforms survey --out DIR` first")
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise QKFormsError(
+            "reading Parquet needs pyarrow: pip install 'qkforms[survey]'"
+        ) from exc
+    # read whole (regular files of bounded size only), then parsed from memory: no
+    # arrow I/O thread is left holding a Python file object when a damaged file fails
+    raw = read_bytes(path, "table", limit=MAX_TABLE_BYTES)
+    try:
+        return pq.read_table(pa.BufferReader(raw))
+    except Exception as exc:  # noqa: BLE001 - pyarrow's ArrowInvalid & co. for a damaged file
+        raise QKFormsError(f"{path}: not a readable Parquet file ({type(exc).__name__}: "
+                           f"{exc}); rerun the survey that wrote it") from exc
+
+
+def read_parquet(path: str | Path) -> Table:
+    """Read a Parquet file into a Table (needs pyarrow; :func:`read_arrow`).
+
+    Raises
+    ------
+    QKFormsError
+        If the file is missing, damaged, or pyarrow is not installed.
 
     Examples
     --------
@@ -424,25 +463,4 @@ def read_parquet(path: str | Path) -> Table:
     ...     print(type(exc).__name__)
     QKFormsError
     """
-    from qkforms._fs import open_regular
-
-    path = Path(path)
-    if not os.path.exists(path):
-        raise QKFormsError(f"{path} does not exist; run `qkforms survey --out DIR` first")
-    try:
-        import pyarrow.parquet as pq
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise QKFormsError(
-            "reading Parquet needs pyarrow: pip install 'qkforms[survey]'"
-        ) from exc
-    try:
-        with open_regular(path) as f:
-            data = pq.read_table(f).to_pydict()
-    except QKFormsError:
-        raise
-    except OSError as exc:
-        raise QKFormsError(f"{path}: cannot read ({exc.strerror or exc})") from exc
-    except Exception as exc:  # noqa: BLE001 - pyarrow's ArrowInvalid & co. for a damaged file
-        raise QKFormsError(f"{path}: not a readable Parquet file ({type(exc).__name__}: "
-                           f"{exc}); rerun the survey that wrote it") from exc
-    return Table(data)
+    return Table(read_arrow(path).to_pydict())

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from qkforms import _progress
-from qkforms.cli import bounded_int, directory_arg
+from qkforms.cli import bounded_int, directory_arg, scheduler_arg
 
 __all__ = ["configure", "run"]
 
@@ -167,6 +167,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--scheduler",
+        type=scheduler_arg,
         default=None,
         metavar="ADDRESS",
         help="dask scheduler address, e.g. tcp://host:8786 (default: a LocalCluster of "

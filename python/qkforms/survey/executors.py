@@ -1,25 +1,31 @@
 """Running survey layer tasks on a Dask cluster (``qkforms survey --executor dask``).
 
 A task is one (model or checkpoint, layer): :class:`LayerTask`. On a worker it runs the
-survey's own worker function (:func:`qkforms.survey.runner._worker_layer`: open the
-checkpoint, read the layer, compute, write the layer's part atomically under
-``DIR/parts/<key>/``) and returns only timings; the driver merges the parts afterwards
-in (unit, layer) order. So the tables are identical to the local executor's, whatever
-the order in which tasks finish or where they run.
+survey's own layer computation (:func:`qkforms.survey.runner.compute_layer`: open the
+checkpoint, read the layer, compute) and **returns the layer's tables**; the driver
+(the dask client, this process) writes each returned layer's part atomically under
+``DIR/parts/<key>/`` as it arrives, and merges the parts in (unit, layer) order at the
+end. So the tables are identical to the local executor's, whatever the order in which
+tasks finish or where they run.
 
-**A worker lost mid-task loses nothing.** A part is written to a temporary name and
-moved into place (:mod:`qkforms.survey.store`); a killed worker leaves at most a
-temporary file, which the driver deletes at the end. The scheduler reruns the tasks of
-a lost worker on another worker (up to ``distributed.scheduler.allowed-failures``
-times, default 3); the rerun writes the same bytes. Errors raised by a task (e.g. a
+**Only the driver writes into ``--out``.** Workers may live on other machines and
+outlive the driver (a ``kill -9`` of the driver does not reach them at once); since
+they write nothing, nothing appears in ``--out`` after the driver died
+(``docs/survey.md``, "Interruptions and failures").
+
+**A worker lost mid-task loses nothing.** It had written nothing; the scheduler reruns
+the tasks of a lost worker on another worker (up to
+``distributed.scheduler.allowed-failures`` times, default 3); the rerun computes the
+same tables. Errors raised by a task (e.g. a
 corrupt file) are not retried: they stop the run, and the finished parts stay for
 ``--resume``.
 
 **Clusters.** Without a scheduler address a ``LocalCluster`` of ``workers`` processes
 (one thread each) is started and closed. With ``--scheduler tcp://host:8786`` the
-workers of that cluster must see the same paths as the driver: the checkpoints and the
-output directory on a shared filesystem (NFS, Lustre, a mounted object store) at the
-same mount point, and qkforms installed (same version) in the workers' environment.
+workers of that cluster must see the checkpoints at the same paths as the driver (a
+shared filesystem: NFS, Lustre, a mounted object store, at the same mount point; the
+output directory need only be the driver's), and qkforms installed (same version) in
+the workers' environment.
 
 Examples
 --------
@@ -121,21 +127,23 @@ def _hold(task: LayerTask) -> None:
         return
     marker = Path(hold) / f"{task.key}-L{task.layer:04d}.{os.getpid()}.started"
     marker.write_text(str(os.getpid()), encoding="utf-8")
-    time.sleep(float(os.environ.get(f"{HOLD_ENV}_S", "1") or 1))
+    from qkforms.cli import env_number
+
+    time.sleep(env_number(f"{HOLD_ENV}_S", 1.0))
 
 
-def _run_task(task: LayerTask, opts: dict[str, Any]) -> dict[str, float]:
-    """The worker side: one layer through the survey's worker function."""
-    from qkforms.survey.runner import _worker_layer
+def _run_task(task: LayerTask, opts: dict[str, Any]) -> Any:
+    """The worker side: one layer computed and returned (a ``LayerResult``); no write."""
+    from qkforms.survey.runner import compute_layer
 
     _hold(task)
-    return _worker_layer(task.source, task.out, task.key, task.label, task.layer, opts,
-                         task.keep_factors, step=task.step, tokens_seen=task.tokens_seen)
+    return compute_layer(task.source, task.label, task.layer, opts, task.keep_factors,
+                         step=task.step, tokens_seen=task.tokens_seen)
 
 
 def run_dask_layers(tasks: list[LayerTask], opts: SurveyOptions, *,
                     client: Any = None) -> list[dict[str, float]]:
-    """Run every task on dask; return their timings in task order.
+    """Run every task on dask, writing each returned layer's part here; return the timings.
 
     Parameters
     ----------
@@ -154,7 +162,8 @@ def run_dask_layers(tasks: list[LayerTask], opts: SurveyOptions, *,
     """
     if not tasks:
         return []
-    from qkforms.survey.runner import layer_progress
+    from qkforms.survey.runner import layer_progress, write_layer
+    from qkforms.survey.store import PartStore
     from qkforms.threads import compute_threads
 
     odict = asdict(opts)
@@ -175,7 +184,7 @@ def run_dask_layers(tasks: list[LayerTask], opts: SurveyOptions, *,
         with layer_progress(len(tasks), "survey (dask)", opts.progress) as bar:
             for fut in as_completed(futures):
                 try:
-                    results[index[fut.key]] = fut.result()
+                    res = fut.result()
                 except Exception as exc:
                     for other in futures:
                         other.cancel()
@@ -186,5 +195,8 @@ def run_dask_layers(tasks: list[LayerTask], opts: SurveyOptions, *,
                         f"dask task for {t.source} layer {t.layer} failed: "
                         f"{type(exc).__name__}: {exc}; the finished layers are kept "
                         "(rerun with --resume)") from exc
+                t = tasks[index[fut.key]]
+                results[index[fut.key]] = write_layer(PartStore(Path(t.out), t.key), t.layer,
+                                                      res)
                 bar.update(1)
     return [r if r is not None else {} for r in results]

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -623,7 +622,9 @@ def _write(store: PartStore, layer: int, res: LayerResult) -> dict[str, float]:
     t = time.perf_counter()
     store.write_layer(layer, res.heads, res.spectra, res.factors)
     res.timings["write_s"] = time.perf_counter() - t
-    delay = float(os.environ.get(DELAY_ENV, "0") or 0)
+    from qkforms.cli import env_number
+
+    delay = env_number(DELAY_ENV, 0.0)
     if delay > 0:
         time.sleep(delay)
     return res.timings
@@ -650,10 +651,14 @@ def _worker_model(source: str, qk_norm: str = "refuse") -> Model:
     return model
 
 
-def _worker_layer(source: str, out: str, key: str, label: str, layer: int,
-                  opts: dict[str, Any], keep_factors: bool, step: int | None = None,
-                  tokens_seen: int | None = None) -> dict[str, float]:
-    """Worker-process task: survey one layer of ``source`` and write its parts."""
+def compute_layer(source: str, label: str, layer: int, opts: dict[str, Any],
+                  keep_factors: bool, step: int | None = None,
+                  tokens_seen: int | None = None) -> LayerResult:
+    """Survey one layer of ``source`` (opened once per worker); write nothing.
+
+    The task of a worker that may live on another machine (the dask executor): it
+    returns the layer's tables, and only the driver writes them into ``--out``.
+    """
     model = _worker_model(source, opts.get("qk_norm", "refuse"))
     o = SurveyOptions(**opts)
     t = time.perf_counter()
@@ -662,9 +667,24 @@ def _worker_layer(source: str, out: str, key: str, label: str, layer: int,
     gammas = {layer: norm_gain(model, layer)} if o.fold_norm else None
     res = _layer_result(model, layer, lw, failure, o, label, keep_factors, gammas,
                         step=step, tokens_seen=tokens_seen)
-    timings = _write(PartStore(Path(out), key), layer, res)
-    timings["read_s"] = read_s
-    return timings
+    res.timings["read_s"] = read_s
+    return res
+
+
+def write_layer(store: PartStore, layer: int, res: LayerResult) -> dict[str, float]:
+    """Write one computed layer's parts (atomically); return its timings."""
+    return _write(store, layer, res)
+
+
+def _worker_layer(source: str, out: str, key: str, label: str, layer: int,
+                  opts: dict[str, Any], keep_factors: bool, step: int | None = None,
+                  tokens_seen: int | None = None) -> dict[str, float]:
+    """Local worker-process task: survey one layer of ``source`` and write its parts.
+
+    (A child of the survey that dies with it: ``qkforms.survey.parallel``.)
+    """
+    res = compute_layer(source, label, layer, opts, keep_factors, step, tokens_seen)
+    return _write(PartStore(Path(out), key), layer, res)
 
 
 def layer_progress(total: int, desc: str, enabled: bool) -> Phase:

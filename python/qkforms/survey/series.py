@@ -34,7 +34,7 @@ Examples
 
 from __future__ import annotations
 
-import json
+import math
 import os
 import re
 import time
@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from qkforms.errors import CheckpointError, QKFormsError
+from qkforms.errors import CheckpointError, QKFormsError, UnsafePathError, format_value
 
 if TYPE_CHECKING:
     from qkforms.models import Model
@@ -55,6 +55,7 @@ __all__ = [
     "Checkpoint",
     "Series",
     "Unit",
+    "check_same_architecture",
     "discover_run",
     "is_run_directory",
     "read_trainer_state",
@@ -65,6 +66,8 @@ __all__ = [
     "units_for",
 ]
 
+#: largest step (and token count): the ``step`` and ``tokens_seen`` columns are int64
+MAX_STEP = 2**63 - 1
 #: checkpoint directory names of a run (the step is the number)
 _STEP_NAME = re.compile(r"^(?:checkpoint|global_step|step|ckpt|iter)[-_]?(\d+)$", re.I)
 
@@ -77,9 +80,19 @@ def step_from_name(name: str) -> int | None:
     >>> from qkforms.survey.series import step_from_name
     >>> [step_from_name(s) for s in ("step_40", "step-7", "ckpt5", "checkpoint-x")]
     [40, 7, 5, None]
+
+    Raises
+    ------
+    CheckpointError
+        For a step beyond :data:`MAX_STEP`.
     """
     m = _STEP_NAME.match(name.strip())
-    return int(m.group(1)) if m else None
+    if m is None:
+        return None
+    if len(m.group(1)) > 19 or int(m.group(1)) > MAX_STEP:
+        raise CheckpointError(f"{name}: step {m.group(1)} is beyond the largest step a survey "
+                              f"records ({MAX_STEP}, the int64 range of the step column)")
+    return int(m.group(1))
 
 
 @dataclass(frozen=True)
@@ -142,21 +155,27 @@ def read_trainer_state(directory: str | os.PathLike[str]) -> tuple[int | None, i
     >>> read_trainer_state(d), read_trainer_state(d / "nowhere")
     ((50, 6400), (None, None))
     """
+    from qkforms._fs import read_json
+
     path = Path(directory) / "trainer_state.json"
-    if not path.is_file():
+    if not os.path.lexists(path):  # a FIFO or device is refused below, never "absent"
         return None, None
     try:
-        state = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CheckpointError(f"{path}: not valid JSON ({exc})") from exc
+        state = read_json(path, "trainer state")
+    except UnsafePathError:
+        raise
+    except QKFormsError as exc:
+        raise CheckpointError(str(exc)) from exc
     if not isinstance(state, dict):
         raise CheckpointError(f"{path}: expected a JSON object")
 
     def integer(value: Any, what: str) -> int | None:
         if value is None:
             return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
-            raise CheckpointError(f"{path}: {what} must be an integer, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+                math.isfinite(value) and value == int(value) and 0 <= value <= MAX_STEP):
+            raise CheckpointError(f"{path}: {what} must be an integer between 0 and "
+                                  f"{MAX_STEP}, got {format_value(value)}")
         return int(value)
 
     step = integer(state.get("global_step"), "global_step")
@@ -215,7 +234,7 @@ def is_run_directory(path: str | os.PathLike[str]) -> bool:
     if any(e.suffix.lower() == ".gguf" for e in p.iterdir()):
         return False
     return any(e.is_dir() and (step_from_name(e.name) is not None
-                               or (e / "trainer_state.json").is_file())
+                               or os.path.lexists(e / "trainer_state.json"))
                for e in p.iterdir())
 
 
@@ -514,11 +533,14 @@ def _load_each(units: Sequence[Unit], opts: SurveyOptions,
     from qkforms.survey.runner import parse_layers
 
     models, runs, todos = [], [], []
+    first: dict[str, tuple[Unit, Model]] = {}  # the first checkpoint of each run
     for u in units:
         t = time.perf_counter()
         model = load(u.source, qk_norm=opts.qk_norm, checksum=opts.sha256)
         load_s = time.perf_counter() - t
         try:
+            if u.run is not None:
+                check_same_architecture(*first.setdefault(u.run, (u, model)), u, model)
             run, todo = start(u, model, parse_layers(opts.layers, model.info.n_layers))
         finally:
             _close(model)
@@ -527,6 +549,45 @@ def _load_each(units: Sequence[Unit], opts: SurveyOptions,
         runs.append(run)
         todos.append(todo)
     return models, runs, todos
+
+
+#: what every checkpoint of one training run shares (ArchSpec fields)
+SHARED_FIELDS: tuple[str, ...] = ("architecture", "n_layers", "N", "n", "n_q", "n_kv",
+                                  "positional")
+
+
+def check_same_architecture(first: Unit, first_model: Model, unit: Unit, model: Model) -> None:
+    """Refuse a checkpoint whose architecture or shapes differ from its run's first one.
+
+    Raises
+    ------
+    CheckpointError
+        Naming both checkpoints and the first differing field of :data:`SHARED_FIELDS`.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from qkforms.models import load
+    >>> from qkforms.survey.synthetic import write_llama_checkpoint
+    >>> tmp = pathlib.Path(tempfile.mkdtemp())
+    >>> a = write_llama_checkpoint(tmp / "step10", n_layers=1, N=16, n=2, n_q=2, n_kv=1)
+    >>> b = write_llama_checkpoint(tmp / "step20", n_layers=1, N=32, n=2, n_q=2, n_kv=1)
+    >>> ua, ub = Unit(str(a), "r", "r.10", 10, run="r"), Unit(str(b), "r", "r.20", 20, run="r")
+    >>> with load(a) as ma, load(b) as mb:
+    ...     try:
+    ...         check_same_architecture(ua, ma, ub, mb)
+    ...     except CheckpointError as exc:
+    ...         print(str(exc).split(";")[0].split(": ", 1)[1])
+    the checkpoint of step 20 has N = 32, the run's first checkpoint (step 10) N = 16
+    """
+    for name in SHARED_FIELDS:
+        mine, theirs = getattr(model.info, name), getattr(first_model.info, name)
+        if mine != theirs:
+            raise CheckpointError(
+                f"{unit.source}: the checkpoint of step {unit.step} has {name} = "
+                f"{format_value(mine)}, the run's first checkpoint (step {first.step}) "
+                f"{name} = {format_value(theirs)}; the checkpoints of one training run must "
+                "share one architecture and shape (survey them as separate models)")
 
 
 def _close(model: Model) -> None:

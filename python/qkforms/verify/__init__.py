@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from qkforms import registry
+from qkforms.cli import bounded_int, seconds_arg, seed_arg
 from qkforms.errors import QKFormsError, VerificationError
 from qkforms.registry import LEAN_FORMALIZED, Result
 from qkforms.verify import lake as _lake
@@ -97,6 +98,8 @@ NO_TOOLCHAIN = (
     "then run `qkforms verify` in the checkout (docs/bridge.md)"
 )
 SKIPPED_BY_OPTION = "--lean skip"
+#: largest ``--max-examples`` (hypothesis examples per property)
+MAX_EXAMPLES = 1_000_000
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -109,7 +112,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lean", choices=LEAN_MODES, default="auto",
                         help="auto: build when lake is on PATH; require: fail without it; "
                              "skip: static checks only (default: auto)")
-    parser.add_argument("--lean-timeout", type=float, default=3 * 3600.0, metavar="SECONDS",
+    parser.add_argument("--lean-timeout", type=seconds_arg, default=3 * 3600.0,
+                        metavar="SECONDS",
                         help="timeout of each lake command (default: 10800)")
     parser.add_argument("--lake-cache", action="store_true",
                         help="run `lake exe cache get` before `lake build`")
@@ -124,7 +128,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              f"{_trace.EXTRACTOR_DIST})")
     parser.add_argument("--trace-dir", type=Path, default=None, metavar="DIR",
                         help=f"read the LeanDojo trace from DIR (default: ROOT/{_trace.TRACE_DIR})")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the exact checks")
+    parser.add_argument("--seed", type=seed_arg, default=0, help="seed of the exact checks")
     parser.add_argument("--size", action="append", default=[], metavar="[ID:]KEY=VALUE",
                         help="size passed to the checks (all that accept KEY, or only ID)")
     parser.add_argument("--only", action="append", default=[], metavar="ID",
@@ -133,7 +137,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="skip the exact Python checks")
     parser.add_argument("--no-property-tests", "--no-properties", dest="property_tests",
                         action="store_false", help="do not run the registered properties")
-    parser.add_argument("--max-examples", type=int, default=None, metavar="N",
+    parser.add_argument("--max-examples", type=bounded_int(1, MAX_EXAMPLES), default=None,
+                        metavar="N",
                         help="hypothesis examples per property (default: each property's "
                              "own budget, 100 for most)")
     parser.add_argument("--json", type=Path, default=None, metavar="PATH",
@@ -147,6 +152,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def write_axioms_script(root: Path, results: Sequence[Result] | None = None) -> Path:
     """Write ``lean/scripts/Axioms.lean`` generated from the registry; return its path.
 
+    Raises
+    ------
+    UnsafePathError
+        If ``lean`` or ``lean/scripts`` below ``root`` is a symbolic link or not a
+        directory (nothing is written).
+
     Examples
     --------
     >>> import tempfile, pathlib
@@ -154,10 +165,12 @@ def write_axioms_script(root: Path, results: Sequence[Result] | None = None) -> 
     >>> p.read_text().startswith("import QKForms")
     True
     """
+    from qkforms._fs import atomic_write
+
     path = Path(root) / AXIOMS_SCRIPT
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_axioms_script(registry.RESULTS if results is None else results),
-                    encoding="utf-8")
+    # atomic, and below ``root`` no link is followed: a linked lean/scripts is refused
+    atomic_write(path, render_axioms_script(
+        registry.RESULTS if results is None else results).encode("utf-8"), root=root)
     return path
 
 
@@ -206,6 +219,27 @@ def _lean_modules(lean_scan: LeanScan) -> list[_lake.LeanModule]:
                          tuple(i for i in f.imports if lean_scan.module_file(i) is not None))
         for f in lean_scan.files.values() if f.module is not None
     ]
+
+
+def _check_numbers(lean_timeout: Any, seed: Any, max_examples: Any) -> None:
+    """The ranges of :func:`verify`'s numbers (the command line checks them in argparse)."""
+    import math
+
+    from qkforms.cli import MAX_SEED
+    from qkforms.errors import ParameterError, format_value
+
+    if isinstance(lean_timeout, bool) or not isinstance(lean_timeout, int | float) or not (
+            math.isfinite(lean_timeout) and lean_timeout > 0):
+        raise ParameterError(f"lean_timeout must be a finite number of seconds > 0, got "
+                             f"{format_value(lean_timeout)}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise ParameterError(f"seed must be an integer between 0 and {MAX_SEED}, got "
+                             f"{format_value(seed)}")
+    if max_examples is not None and (
+            isinstance(max_examples, bool) or not isinstance(max_examples, int)
+            or not 1 <= max_examples <= MAX_EXAMPLES):
+        raise ParameterError(f"max_examples must be an integer between 1 and {MAX_EXAMPLES}, "
+                             f"got {format_value(max_examples)}")
 
 
 def _lean_outcome(
@@ -345,6 +379,7 @@ def verify(
     """
     if lean not in LEAN_MODES:
         raise QKFormsError(f"--lean must be one of {', '.join(LEAN_MODES)}, not {lean!r}")
+    _check_numbers(lean_timeout, seed, max_examples)
     root = locate_lean_root(lean_dir)
     all_results = list(registry.RESULTS if results is None else results)
     rows_for = registry.select(only, all_results)

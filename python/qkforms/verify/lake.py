@@ -59,6 +59,7 @@ __all__ = [
     "LeanBuild",
     "find_lake",
     "run_lake",
+    "kill_group",
     "parse_axioms",
     "module_errors",
     "import_order",
@@ -99,33 +100,78 @@ def find_lake() -> str | None:
 def run_lake(lake: str, args: Sequence[str], root: Path, timeout: float) -> LakeRun:
     """Run ``lake ARGS`` in ``root``; a timeout or a missing executable is a failed run.
 
+    The process-group policy of every child process qkforms starts: ``lake`` runs in a
+    session (process group) of its own, and on a timeout, Ctrl-C or any other way out
+    of this function before it exited, the **whole group** is killed (``lake`` starts
+    ``lean`` and compiler processes, which would otherwise live on) and reaped
+    (``docs/files.md``, "Child processes").
+
     Examples
     --------
     >>> import sys, pathlib
     >>> run = run_lake(sys.executable, ["-c", "print('hi')"], pathlib.Path("."), 60)
     >>> (run.ok, run.output.strip())
     (True, 'hi')
+    >>> slow = run_lake(sys.executable, ["-c", "import time; time.sleep(60)"],
+    ...                 pathlib.Path("."), 0.5)
+    >>> slow.ok, slow.output.strip()
+    (False, '[qkforms] timed out after 0.5 s; its process group was killed')
     """
     command = (lake, *args)
     start = time.perf_counter()
     try:
-        proc = subprocess.run(
+        proc = subprocess.Popen(
             command,
             cwd=root,
+            stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
-            timeout=timeout,
+            errors="replace",
             env=os.environ.copy(),
+            start_new_session=True,
         )
-    except subprocess.TimeoutExpired as exc:
-        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-        return LakeRun(command, -1, out + f"\n[qkforms] timed out after {timeout:g} s",
-                       time.perf_counter() - start)
     except OSError as exc:
         return LakeRun(command, -1, f"[qkforms] could not run {lake}: {exc}",
                        time.perf_counter() - start)
-    return LakeRun(command, proc.returncode, proc.stdout, time.perf_counter() - start)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill_group(proc)
+        out, _ = proc.communicate()
+        return LakeRun(command, -1, (out or "") + f"\n[qkforms] timed out after {timeout:g} s; "
+                       "its process group was killed", time.perf_counter() - start)
+    except BaseException:
+        kill_group(proc)
+        proc.communicate()
+        raise
+    finally:
+        if proc.poll() is None:  # pragma: no cover - every path above waited
+            kill_group(proc)
+    # the leader exited: members of its group it left behind are killed too
+    kill_group(proc)
+    return LakeRun(command, proc.returncode, out, time.perf_counter() - start)
+
+
+def kill_group(proc: subprocess.Popen[str]) -> None:
+    """Kill the process group led by ``proc`` (started with ``start_new_session``); reap it.
+
+    Examples
+    --------
+    >>> import subprocess, sys
+    >>> p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+    ...                      start_new_session=True)
+    >>> kill_group(p); p.returncode
+    -9
+    """
+    import signal
+
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # the group is gone already
+    if proc.returncode is None:
+        proc.wait()
 
 
 _AXIOMS_RE = re.compile(

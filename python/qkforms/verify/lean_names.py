@@ -43,6 +43,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from qkforms._fs import read_text
 from qkforms.verify.lean_source import declarations, strip_lean
 
 __all__ = [
@@ -488,7 +489,7 @@ def load_evidence(path: str | Path) -> Evidence:
 
     p = Path(path)
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_text(p, "evidence file"))
     except FileNotFoundError as exc:
         raise VerificationError(f"{p}: evidence file is missing") from exc
     except tomllib.TOMLDecodeError as exc:
@@ -539,10 +540,10 @@ def check_evidence(root: str | Path, files: Sequence[str | Path] | None = None,
     """
     root = Path(root)
     lib = sorted((root / "lean" / "QKForms").rglob("*.lean"))
-    all_sources = [p.read_text(encoding="utf-8") for p in lib]
+    all_sources = [read_text(p, "Lean source") for p in lib]
     top = root / "lean" / "QKForms.lean"
     if top.is_file():
-        all_sources.append(top.read_text(encoding="utf-8"))
+        all_sources.append(read_text(top, "Lean source"))
     project = project_names(all_sources)
     ev = evidence if evidence is not None else load_evidence(root / EVIDENCE_FILE)
     targets = [Path(f) for f in files] if files else lib
@@ -571,7 +572,7 @@ def check_evidence(root: str | Path, files: Sequence[str | Path] | None = None,
     for path in targets:
         p = path if path.is_absolute() else (root / path)
         rel = p.relative_to(root).as_posix() if p.is_relative_to(root) else str(p)
-        for u in uses(p.read_text(encoding="utf-8"), project=project):
+        for u in uses(read_text(p, "Lean source"), project=project):
             msg = _problem(u, ev)
             if msg:
                 problems.append(EvidenceProblem(rel, u.line, msg))
@@ -669,9 +670,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     root = find_root()
     if show_all:
         lib = sorted((root / "lean" / "QKForms").rglob("*.lean"))
-        project = project_names(p.read_text(encoding="utf-8") for p in lib)
+        project = project_names(read_text(p, "Lean source") for p in lib)
         for f in args or [str(p) for p in lib]:
-            for u in uses(Path(f).read_text(encoding="utf-8"), project=project):
+            for u in uses(read_text(f, "Lean source"), project=project):
                 print(f"{f}:{u.line}: {u.kind} {u.name}")
         return 0
     ev_path = root / EVIDENCE_FILE

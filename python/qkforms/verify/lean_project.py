@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from qkforms._fs import MAX_JSON_BYTES, read_text
 from qkforms.errors import VerificationError
 from qkforms.registry import LEAN_FORMALIZED, Result
 from qkforms.verify.lean_source import (
@@ -204,7 +205,7 @@ def scan(root: str | Path) -> LeanScan:
         rel = p.relative_to(root).as_posix()
         if "/.lake/" in f"/{rel}" or "/lake-packages/" in f"/{rel}":
             continue
-        text = p.read_text(encoding="utf-8")
+        text = read_text(p, "Lean source")
         result.files[rel] = LeanFile(
             path=rel,
             module=_module_of(rel),
@@ -339,7 +340,7 @@ def check_pins(root: str | Path) -> StaticCheck:
     if not tc.is_file():
         check.messages.append("lean-toolchain is missing")
     else:
-        pinned = tc.read_text(encoding="utf-8").strip()
+        pinned = read_text(tc, "toolchain pin").strip()
         if pinned != LEAN_TOOLCHAIN:
             check.messages.append(f"lean-toolchain pins {pinned!r}, expected {LEAN_TOOLCHAIN!r}")
     check.messages.extend(_lakefile_problems(root))
@@ -362,7 +363,7 @@ def _lakefile_problems(root: Path) -> list[str]:
             root / "lakefile.toml"
         ).is_file() else ""
         return ["lakefile.lean is missing" + extra]
-    code = strip_lean(lakefile.read_text(encoding="utf-8"), keep_strings=True).code
+    code = strip_lean(read_text(lakefile, "lakefile"), keep_strings=True).code
     m = _REQUIRE_OLD.search(code) or _REQUIRE_NEW.search(code)
     if m is None:
         return ["lakefile.lean does not require mathlib"]
@@ -381,7 +382,7 @@ def _manifest_problems(root: Path) -> list[str]:
     if not manifest.is_file():
         return ["lake-manifest.json is missing"]
     try:
-        data = json.loads(manifest.read_text(encoding="utf-8"))
+        data = json.loads(read_text(manifest, "lake manifest", limit=MAX_JSON_BYTES))
     except json.JSONDecodeError as exc:
         return [f"lake-manifest.json is not valid JSON: {exc}"]
     packages = data.get("packages") if isinstance(data, dict) else None
@@ -470,7 +471,7 @@ def check_axioms_script(root: str | Path, results: Sequence[Result]) -> StaticCh
         check.messages.append(
             f"{AXIOMS_SCRIPT} is missing; run `qkforms verify --write-axioms-script`"
         )
-    elif path.read_text(encoding="utf-8") != render_axioms_script(results):
+    elif read_text(path, "axiom script") != render_axioms_script(results):
         check.messages.append(
             f"{AXIOMS_SCRIPT} is out of date with the registry; run "
             "`qkforms verify --write-axioms-script`"
@@ -487,7 +488,7 @@ def check_house_rules(lean: LeanScan) -> StaticCheck:
     for path, f in sorted(lean.files.items()):
         if f.module is None or f.module == LIBRARY:
             continue
-        text = (lean.root / path).read_text(encoding="utf-8")
+        text = read_text(lean.root / path, "Lean source")
         check.messages.extend(str(v) for v in house_rule_violations(text, path))
     return check
 
