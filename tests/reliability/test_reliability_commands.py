@@ -327,7 +327,7 @@ def test_null_statistics_are_what_the_survey_writes_for_undefined_values(
                        np.array([0, 0]))
     cols = head_columns(sp, N=4, n=1)
     cols["a_over_b"][1] = np.nan  # as for an ok head with b = 0
-    t = heads_table("m", 0, np.array([0, 0]), 4, 1, sp.error, cols, [None, None])
+    t = heads_table("m", 0, np.array([0, 0]), 4, 1, sp.error, cols)
     assert t.column("status").to_pylist() == ["ok", "ok"]
     assert t.column("a_over_b").to_pylist()[1] is None  # null, not NaN
     assert t.column("a_over_b").to_pylist()[0] == pytest.approx(cols["a_over_b"][0])

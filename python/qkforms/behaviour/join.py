@@ -4,8 +4,9 @@ A behaviour row and a survey row describe the same head when they share ``model`
 ``layer`` and ``head`` (single models: ``step`` null in both). The join checks what the
 keys promise (:func:`join_tables`):
 
-* the two runs read the same checkpoint: the sha256 of the files in ``behaviour.json``
-  and ``manifest.json`` agree, when both recorded them;
+* the two runs read the same checkpoint: the files in ``behaviour.json`` and
+  ``manifest.json`` agree (their sha256 when both recorded one, else path, size and
+  modification time);
 * every ok survey head of a scored model has a behaviour row, with the same
   ``kv_head``, ``N`` and ``n``;
 
@@ -131,11 +132,13 @@ def _entry(manifest: dict[str, Any], model: str) -> dict[str, Any] | None:
 def _digests(entry: dict[str, Any] | None) -> set[str] | None:
     if not entry:
         return None
-    files = entry.get("files") or []
-    digests = {str(f.get("sha256")) for f in files if isinstance(f, dict)}
-    if not digests or "None" in digests:
+    files = [f for f in entry.get("files") or [] if isinstance(f, dict)]
+    if not files:
         return None
-    return digests
+    if all(f.get("sha256") for f in files):
+        return {str(f["sha256"]) for f in files}
+    # without whole-file hashes (the survey's default): the files' identity on disk
+    return {f"{f.get('path')}|{f.get('size')}|{f.get('mtime_ns')}" for f in files}
 
 
 def join_tables(heads: Table, behaviour: Table, *, survey_manifest: dict[str, Any] | None,

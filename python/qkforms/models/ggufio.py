@@ -205,6 +205,7 @@ class _Header:
         self.buf, self.size, self.gguf = buf, size, gguf
         self.offs = 0
         if bytes(buf[:4]) != b"GGUF":
+            # error-contract: header parse error, re-raised as CheckpointError
             raise ValueError("GGUF magic invalid")
         version = struct.unpack_from("<I", buf, 4)[0]
         self.order = "<"
@@ -212,6 +213,7 @@ class _Header:
             self.order = ">"
             version = struct.unpack_from(">I", buf, 4)[0]
         if version not in GGUF_VERSIONS:
+            # error-contract: header parse error, re-raised as CheckpointError
             raise ValueError(f"GGUF version {version} is not supported (reads "
                              f"{', '.join(map(str, GGUF_VERSIONS))})")
         self.offs = 8
@@ -231,17 +233,20 @@ class _Header:
             name = self._string()
             n_dims = self._unpack("I")[0]
             if n_dims > 8:
+                # error-contract: header parse error, re-raised as CheckpointError
                 raise ValueError(f"tensor {name!r} has {n_dims} dimensions")
             ne = self._unpack("Q" * n_dims)
             qtype, offset = self._unpack("IQ")
             raw.append((name, tuple(int(d) for d in ne), int(qtype), int(offset)))
         align = self.metadata.get("general.alignment", 32)
         if not isinstance(align, int) or align <= 0 or align & (align - 1):
+            # error-contract: header parse error, re-raised as CheckpointError
             raise ValueError(f"invalid general.alignment {align!r}")
         start = -(-self.offs // align) * align
         self.tensors: dict[str, _TensorInfo] = {}
         for name, ne, qtype, offset in raw:
             if name in self.tensors:
+                # error-contract: header parse error, re-raised as CheckpointError
                 raise ValueError(f"duplicated tensor {name!r}")
             kind = gguf.GGMLQuantizationType(qtype)
             block, type_size = gguf.GGML_QUANT_SIZES[kind]
@@ -257,6 +262,7 @@ class _Header:
     def _count(self, count: int, least: int) -> int:
         """``count`` items of at least ``least`` bytes each must fit in the file."""
         if count * least > self.size - self.offs:
+            # error-contract: header parse error, re-raised as CheckpointError
             raise ValueError(f"count {count} at byte {self.offs} exceeds the file")
         return int(count)
 
@@ -273,6 +279,7 @@ class _Header:
             etype, count = self._unpack("IQ")
             return [self._value(etype) for _ in range(self._count(count, 1))]
         if vtype not in _SCALAR:
+            # error-contract: header parse error, re-raised as CheckpointError
             raise ValueError(f"unknown GGUF value type {vtype}")
         value = self._unpack(_SCALAR[vtype])[0]
         return bool(value) if vtype == 7 else value
@@ -293,6 +300,7 @@ class _Header:
                 for _ in range(count):
                     offs += 8 + struct.unpack_from(fmt, buf, offs)[0]
                     if offs > end:
+                        # error-contract: header parse error, re-raised as CheckpointError
                         raise ValueError("a string array runs past the end of the file")
                 self.offs = offs
             else:
@@ -301,6 +309,7 @@ class _Header:
         elif vtype in _SCALAR:
             self.offs += struct.calcsize(_SCALAR[vtype])
         else:
+            # error-contract: header parse error, re-raised as CheckpointError
             raise ValueError(f"unknown GGUF value type {vtype}")
 
 
