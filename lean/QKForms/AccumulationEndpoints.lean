@@ -39,15 +39,23 @@ namespace QKForms
 /-- The `c`-coordinate `(1-ρ)₊²/(1+ρ²)` of the limit is continuous. -/
 theorem continuous_edgeC : Continuous (fun ρ : ℝ => max (1 - ρ) 0 ^ 2 / (1 + ρ ^ 2)) := by
   -- `Continuous.max` (Mathlib/Topology/Order/OrderClosed.lean), `Continuous.sub` and
-  -- `Continuous.pow` carry `@[fun_prop]`
-  have hf : Continuous (fun ρ : ℝ => max (1 - ρ) 0 ^ 2) := by fun_prop
+  -- `Continuous.pow` carry `@[fun_prop]` and `@[continuity]`; both tactics close or fail
+  -- closes by: `fun_prop` (first branch)
+  have hf : Continuous (fun ρ : ℝ => max (1 - ρ) 0 ^ 2) := by
+    first
+    | fun_prop
+    | continuity
   have hg : Continuous (fun ρ : ℝ => 1 + ρ ^ 2) := by fun_prop
   -- `Continuous.div` (Mathlib/Topology/Algebra/GroupWithZero.lean) concludes `Continuous (f / g)`
   exact hf.div hg fun ρ => by positivity
 
 /-- The `d`-coordinate `(ρ-1)₊²/(1+ρ²)` of the limit is continuous. -/
 theorem continuous_edgeD : Continuous (fun ρ : ℝ => max (ρ - 1) 0 ^ 2 / (1 + ρ ^ 2)) := by
-  have hf : Continuous (fun ρ : ℝ => max (ρ - 1) 0 ^ 2) := by fun_prop
+  -- closes by: `fun_prop` (first branch), as in `continuous_edgeC`
+  have hf : Continuous (fun ρ : ℝ => max (ρ - 1) 0 ^ 2) := by
+    first
+    | fun_prop
+    | continuity
   have hg : Continuous (fun ρ : ℝ => 1 + ρ ^ 2) := by fun_prop
   exact hf.div hg fun ρ => by positivity
 

@@ -66,10 +66,11 @@ theorem smul_transpose_mul_mul (c : ℝ) (P : Matrix m ι ℝ) (B : Matrix m m �
     c • (Pᵀ * B * P) = Pᵀ * (c • B) * P := by
   -- the right side is `(Pᵀ * (c • B)) * P`: `mul_smul` turns it into `(c • (Pᵀ * B)) * P`,
   -- then `smul_mul` into `c • (Pᵀ * B * P)`; `simp only` with the same two lemmas normalizes
-  -- the right side the same way
+  -- the right side the same way. `done` makes the first branch fail (not linger) should the
+  -- closing `rfl` of `rw` not identify the two `SMul` instance paths.
   -- closes by: the `rw` chain (first branch)
   first
-  | rw [Matrix.mul_smul, Matrix.smul_mul]
+  | rw [Matrix.mul_smul, Matrix.smul_mul]; done
   | simp only [Matrix.mul_smul, Matrix.smul_mul]
 
 /-- **Two factors of one Gram matrix.** If `F Fᵀ = P Pᵀ`, then for every square `B` the
@@ -166,15 +167,20 @@ theorem symPart_eq_stacked_mul (K Q : Matrix κ ι ℝ) :
   rw [symPart_eq_half_stacked_swap_stacked, smul_transpose_mul_mul]
 
 /-- `-S = Mᵀ (-½ 𝒥) M`. Uses `neg_smul : -r • x = -(r • x)` (Mathlib/Algebra/Module/Defs.lean),
-right to left; the fallback moves the sign out of the product instead (`Matrix.mul_neg`,
-`Matrix.neg_mul`). -/
+right to left; the fallbacks move the sign out of the product instead (`Matrix.mul_neg`,
+`Matrix.neg_mul`), by `rw` and then by `simp only`. -/
 theorem neg_symPart_eq_stacked_mul (K Q : Matrix κ ι ℝ) :
     -symPart (Kᵀ * Q) =
       (stackedMatrix K Q)ᵀ * ((-(1 / 2 : ℝ)) • swapForm κ) * stackedMatrix K Q := by
+  -- each `rw` branch ends in `done`: it closes the goal (by the closing `rfl` of `rw`) or
+  -- fails, so `first` never commits to a branch that leaves a goal (the `Neg ℝ` of
+  -- `neg_smul` and that of the statement are different instance paths)
   -- closes by: the `rw` chain through `← neg_smul` (first branch)
   first
-  | rw [symPart_eq_half_stacked_swap_stacked, ← neg_smul, smul_transpose_mul_mul]
-  | rw [symPart_eq_stacked_mul, neg_smul, Matrix.mul_neg, Matrix.neg_mul]
+  | rw [symPart_eq_half_stacked_swap_stacked, ← neg_smul, smul_transpose_mul_mul]; done
+  | rw [symPart_eq_stacked_mul, neg_smul, Matrix.mul_neg, Matrix.neg_mul]; done
+  | rw [symPart_eq_stacked_mul]
+    simp only [neg_smul, Matrix.mul_neg, Matrix.neg_mul]
 
 /-- **Lemma 10 of the paper** (characteristic polynomials, Gram form): with `G = M Mᵀ`,
 `X^{2n} χ(S) = X^N χ(½ 𝒥 G)` for every head; `S = symPart (W_Kᵀ W_Q)`. Uses
