@@ -12,6 +12,11 @@ import QKForms.ProfileFacesConverse
 import QKForms.ProportionalLobes
 import QKForms.LobeEstimates
 import QKForms.Accumulation
+import QKForms.GramSpectrum
+import QKForms.GramProfile
+import QKForms.LiveSignature
+import QKForms.RankOneRank
+import QKForms.AccumulationEndpoints
 
 /-!
 # QKForms

@@ -107,3 +107,33 @@ def test_monte_carlo_check_fails_without_tolerance(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(energy, "_Z", 0.0)
     result = run_check("prop5")
     assert not result.passed and "SE" in result.detail
+
+
+def test_gram_factor_statements_fail_for_a_matrix_that_is_not_a_factor() -> None:
+    import numpy as np
+
+    from qkforms.checks.signature import GramFactorCase, gram_factor_case, gram_factor_failures
+
+    case = gram_factor_case(np.random.default_rng(0), n_live=2, n_dead=1)
+    name, F = case.factors[0]
+    wrong = GramFactorCase(case.W_Q, case.W_K, ((name, F * 2),))  # (2F)(2F)^T = 4 M M^T
+    msgs = gram_factor_failures(wrong)
+    assert any("F F^T != M M^T" in m for m in msgs)
+    assert any("charpoly" in m for m in msgs) and any("energies" in m for m in msgs)
+    assert gram_factor_failures(case) == []
+
+
+def test_thm3_live_fails_if_dead_rows_counted_as_live(monkeypatch: pytest.MonkeyPatch) -> None:
+    def naive(W_Q, W_K, *, method="auto"):  # noqa: ANN001, ANN202, ARG001 - Theorem 3 misread
+        n, N = W_Q.nrows(), W_Q.ncols()
+        return exact_module.Signature(n, n, N - 2 * n)
+
+    monkeypatch.setattr(exact_module, "head_signature", naive)
+    result = run_check("thm3.live")
+    assert not result.passed and "FAIL" in result.detail
+
+
+def test_prop4_rank_link_fails_if_the_rank_is_off_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = exact_module.rank
+    monkeypatch.setattr(exact_module, "rank", lambda A: real(A) + 1)
+    assert not run_check("prop4").passed

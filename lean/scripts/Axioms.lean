@@ -29,13 +29,25 @@ and accepts only the axioms `propext`, `Classical.choice` and `Quot.sound`.
 #print axioms QKForms.pairingScoreSym_eq_pairingBound_iff
 #print axioms QKForms.lemma2_pairing_bound
 
--- lemma10: Lemma 10, S = 1/2 M^T J M; spectrum from the 2n x 2n Gram route (identity in Lean)
+-- lemma10: Lemma 10, S = 1/2 M^T J M; spectrum, signs, energies, profile from any F F^T = M M^T
 #print axioms QKForms.symPart_eq_half_stacked_swap_stacked
+#print axioms QKForms.X_pow_mul_charpoly_symPart_eq_swap_gram
+#print axioms QKForms.filter_ne_zero_eigs_symPart_eq_swap_gram
+#print axioms QKForms.X_pow_mul_charpoly_symPart_eq_of_gram_factor
+#print axioms QKForms.filter_ne_zero_eigs_symPart_eq_of_gram_factor
+#print axioms QKForms.nPos_symPart_eq_of_gram_factor
+#print axioms QKForms.nNeg_symPart_eq_of_gram_factor
+#print axioms QKForms.energies_eq_of_gram_eq
+#print axioms QKForms.profile_transpose_mul_eq_of_gram_eq
 
 -- thm3: Theorem 3, heads have balanced signature (n, n, N - 2n)
 #print axioms QKForms.signature_symPart_of_surjective
 #print axioms QKForms.signature_symPart_of_surjective_fin
 #print axioms QKForms.signature_gram_of_surjective
+
+-- thm3.live: Theorem 3 (live part), dead dimensions: signature (n', n', N - 2n') of the live rows
+#print axioms QKForms.signature_symPart_of_eq_transpose_mul_of_surjective
+#print axioms QKForms.signature_symPart_of_dead
 
 -- def6: Definition 6, profile map: scale, sign, transpose and orthogonal invariance
 #print axioms QKForms.profile_coords_nonneg
@@ -53,6 +65,10 @@ and accepts only the axioms `propext`, `Classical.choice` and `Quot.sound`.
 #print axioms QKForms.profile_of_eq_vecMulVec
 #print axioms QKForms.profile_of_eq_vecMulVec_of_frobSq_eq_one
 #print axioms QKForms.image_profile_rankOne_eq_Theta
+#print axioms QKForms.rank_eq_one_iff
+#print axioms QKForms.profile_of_rank_eq_one
+#print axioms QKForms.profile_of_rank_eq_one_of_frobSq_eq_one
+#print axioms QKForms.image_profile_rank_eq_one_eq_Theta
 
 -- thm4.simplex: Theorem 4, profile coordinates are nonnegative and sum to 1
 #print axioms QKForms.profile_mem_simplex
@@ -97,3 +113,6 @@ and accepts only the axioms `propext`, `Classical.choice` and `Quot.sound`.
 #print axioms QKForms.bijOn_edgeB_Ioc
 #print axioms QKForms.bijOn_edgeB_Ici
 #print axioms QKForms.accumulation_ae
+#print axioms QKForms.tendsto_accumulationLimit_zero
+#print axioms QKForms.accumulationLimit_one
+#print axioms QKForms.tendsto_accumulationLimit_atTop

@@ -169,16 +169,27 @@ RESULTS: tuple[Result, ...] = (
     Result(
         id="lemma10",
         paper="Lemma 10",
-        title="S = 1/2 M^T J M; spectrum from the 2n x 2n Gram route (identity in Lean)",
+        title="S = 1/2 M^T J M; spectrum, signs, energies, profile from any F F^T = M M^T",
         lean=(
             "QKForms.symPart_eq_half_stacked_swap_stacked",
+            "QKForms.X_pow_mul_charpoly_symPart_eq_swap_gram",
+            "QKForms.filter_ne_zero_eigs_symPart_eq_swap_gram",
+            "QKForms.X_pow_mul_charpoly_symPart_eq_of_gram_factor",
+            "QKForms.filter_ne_zero_eigs_symPart_eq_of_gram_factor",
+            "QKForms.nPos_symPart_eq_of_gram_factor",
+            "QKForms.nNeg_symPart_eq_of_gram_factor",
+            "QKForms.energies_eq_of_gram_eq",
+            "QKForms.profile_transpose_mul_eq_of_gram_eq",
         ),
-        lean_file="lean/QKForms/GramForm.lean",
+        # the identity is in GramForm.lean (imported); energies and profile in GramProfile.lean
+        # (which imports this file)
+        lean_file="lean/QKForms/GramSpectrum.lean",
         check=_check("lemma10"),
         properties=(
             "lemma10_gram_route_identities",
             "lemma10_identities_hold_for_degenerate_heads",
             "lemma10_float_gram_spectrum_matches_dense",
+            "lemma10_any_gram_factor_gives_the_nonzero_spectrum",
         ),
     ),
     Result(
@@ -200,6 +211,20 @@ RESULTS: tuple[Result, ...] = (
         ),
     ),
     Result(
+        id="thm3.live",
+        paper="Theorem 3 (live part)",
+        title="dead dimensions: signature (n', n', N - 2n') of the live rows",
+        lean=(
+            "QKForms.signature_symPart_of_eq_transpose_mul_of_surjective",
+            "QKForms.signature_symPart_of_dead",
+        ),
+        lean_file="lean/QKForms/LiveSignature.lean",
+        check=_check("thm3.live"),
+        properties=(
+            "thm3_live_dead_rows_keep_the_live_signature",
+        ),
+    ),
+    Result(
         id="def6",
         paper="Definition 6",
         title="profile map: scale, sign, transpose and orthogonal invariance",
@@ -211,6 +236,8 @@ RESULTS: tuple[Result, ...] = (
             "QKForms.profile_neg",
             "QKForms.profile_smul_of_pos",
             "QKForms.profile",
+            # the reduction keeps the profile (GramProfile.lean, which imports Profile.lean)
+            "QKForms.profile_transpose_mul_eq_of_gram_eq",
         ),
         lean_file="lean/QKForms/Profile.lean",
         check=_check("def6"),
@@ -243,6 +270,11 @@ RESULTS: tuple[Result, ...] = (
             "QKForms.profile_of_eq_vecMulVec",
             "QKForms.profile_of_eq_vecMulVec_of_frobSq_eq_one",
             "QKForms.image_profile_rankOne_eq_Theta",
+            # with `Matrix.rank L = 1` (RankOneRank.lean, which imports RankOne.lean)
+            "QKForms.rank_eq_one_iff",
+            "QKForms.profile_of_rank_eq_one",
+            "QKForms.profile_of_rank_eq_one_of_frobSq_eq_one",
+            "QKForms.image_profile_rank_eq_one_eq_Theta",
         ),
         lean_file="lean/QKForms/RankOne.lean",
         check=_check("prop4"),
@@ -250,6 +282,7 @@ RESULTS: tuple[Result, ...] = (
             "prop4_rank_one_float",
             "prop4_rank_one_exact",
             "prop4_theta_round_trip",
+            "prop4_rank_one_iff_nonzero_outer_product",
         ),
     ),
     Result(
@@ -379,6 +412,10 @@ RESULTS: tuple[Result, ...] = (
             "QKForms.bijOn_edgeB_Ioc",
             "QKForms.bijOn_edgeB_Ici",
             "QKForms.accumulation_ae",
+            # the endpoints (AccumulationEndpoints.lean, which imports Accumulation.lean)
+            "QKForms.tendsto_accumulationLimit_zero",
+            "QKForms.accumulationLimit_one",
+            "QKForms.tendsto_accumulationLimit_atTop",
         ),
         lean_file="lean/QKForms/Accumulation.lean",
         check=_check("thm5"),
@@ -386,6 +423,7 @@ RESULTS: tuple[Result, ...] = (
             "thm5_deterministic_estimates",
             "thm5_limit_point_float_core_and_theta",
             "thm5_profiles_of_exactly_proportional_lobes",
+            "thm5_limit_tends_to_the_vertices",
         ),
     ),
     Result(
@@ -517,8 +555,8 @@ def select(selectors: Iterable[str], results: Sequence[Result] | None = None) ->
     --------
     >>> [r.id for r in select(["thm4"])][:3]
     ['thm4.simplex', 'thm4.a_face', 'thm4.b_face']
-    >>> [r.id for r in select(["thm3", "lemma2"])]
-    ['lemma2', 'thm3']
+    >>> [r.id for r in select(["thm3", "lemma2"])]   # the group thm3 includes thm3.live
+    ['lemma2', 'thm3', 'thm3.live']
     """
     pool = list(RESULTS if results is None else results)
     wanted = list(selectors)

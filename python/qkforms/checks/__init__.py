@@ -12,7 +12,7 @@ Examples
 --------
 >>> from qkforms.checks import run_check, CHECKS
 >>> len(CHECKS)
-25
+26
 >>> r = run_check("thm3", seed=1)
 >>> r.id, r.passed, r.method
 ('thm3', True, 'exact')

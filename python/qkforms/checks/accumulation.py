@@ -161,7 +161,11 @@ def check_thm5(seed: int = 0, *, sizes: tuple[int, ...] = (64, 1024), runs: int 
     ``(b, c, d) = (0.8, 0.2, 0), (1, 0, 0), (0.8, 0, 0.2)`` (and 0.9, 0.75, 0.25 to
     the printed 5-6 digits); the limit lies in ``p(Θ)`` (``t = (1-ρ)/sqrt(1+ρ^2)``,
     via ``1 - t^2 = 2ρ/(1+ρ^2)``), on the edge ``d = 0`` (``ρ <= 1``) or ``c = 0``
-    (``ρ >= 1``), with ``b(ρ)`` strictly monotone on a rational grid; the four
+    (``ρ >= 1``), with ``b(ρ)`` strictly monotone on a rational grid; the endpoints
+    (``QKForms/AccumulationEndpoints.lean``): the limit at ``ρ = 1`` is the vertex
+    ``b = 1``, and for ``ρ = 10^-k`` (``10^k``), ``k = 1..6``, it lies within ``2ρ``
+    (``2/ρ``) of the vertex ``c = 1`` (``d = 1``) in every coordinate, exactly (since
+    ``1 - c = b = 2ρ/(1+ρ^2)`` for ``ρ <= 1``, mirrored for ``ρ >= 1``); the four
     deterministic estimates of the proof hold exactly on rational samples (gamma
     draws converted exactly) for ``ρ`` in ``{1/2, 1, 2}``; the float core's
     ``accumulation_limit`` agrees with the exact values.
@@ -209,6 +213,15 @@ def check_thm5(seed: int = 0, *, sizes: tuple[int, ...] = (64, 1024), runs: int 
                 "b(ρ) not strictly increasing on (0, 1]")
     bs = [limit_point(1 / r)[1] for r in grid[::-1]]
     rec.require(all(x > y for x, y in itertools.pairwise(bs)), "b(ρ) not decreasing on [1, ∞)")
+    rec.instance()
+    rec.require(limit_point(F(1)) == (0, 1, 0, 0), "ρ = 1: the limit is not the vertex b = 1")
+    for k in range(1, 7):
+        rec.instance()
+        small, large = F(1, 10**k), F(10**k)
+        near_c = max(abs(x - y) for x, y in zip(limit_point(small), (0, 0, 1, 0), strict=True))
+        near_d = max(abs(x - y) for x, y in zip(limit_point(large), (0, 0, 0, 1), strict=True))
+        rec.require(near_c <= 2 * small, f"ρ = {small}: distance {near_c} to the vertex c = 1")
+        rec.require(near_d <= 2 / large, f"ρ = {large}: distance {near_d} to the vertex d = 1")
     for rho in (F(1, 2), F(1), F(2)):
         for _ in range(2):
             rec.instance()

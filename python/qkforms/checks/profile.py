@@ -17,9 +17,11 @@ import numpy as np
 from qkforms import exact
 from qkforms.checks._tools import nonzero_fraction, sqrt_fraction
 from qkforms.checks.result import CheckResult, Recorder
+from qkforms.checks.signature import gram_factor_case, gram_factor_failures
 from qkforms.errors import ZeroFormError
 
-__all__ = ["check_def6", "check_lemma4", "check_prop4", "same", "theta_point"]
+__all__ = ["check_def6", "check_lemma4", "check_prop4", "nonzero_outer_product", "same",
+           "theta_point"]
 
 
 def same(x: Any, y: Any) -> bool:
@@ -80,7 +82,11 @@ def check_def6(seed: int = 0, *, N: int = 4, trials: int = 8) -> CheckResult:
     transpose; orthogonal conjugation by a random rational orthogonal ``V``;
     reduction ``pi(R^T L' R) = pi(L')`` for ``L' = R L R^T`` with ``R`` having
     orthonormal rational columns in a larger space; the pairing relation
-    ``(1 - P)^2 = 1 - b/(1 - a)`` when ``S != 0``; and ``pi(0)`` raises.
+    ``(1 - P)^2 = 1 - b/(1 - a)`` when ``S != 0``; and ``pi(0)`` raises. The reduction
+    from the Gram data (``QKForms.profile_transpose_mul_eq_of_gram_eq``): for heads with
+    0-2 dead rows and three exact factors ``F`` of ``G = M M^T`` each
+    (:func:`qkforms.checks.signature.gram_factor_case`), ``pi(W_K^T W_Q) = pi(K'^T Q')``
+    exactly, with the energies that enter ``a``.
 
     Examples
     --------
@@ -115,6 +121,11 @@ def check_def6(seed: int = 0, *, N: int = 4, trials: int = 8) -> CheckResult:
             pq = exact.pairing_quantities(lam)
             rec.require(pq.diff_sq / pq.S_sq == 1 - p.b / (1 - p.a),
                         f"{tag}: (1 - P)^2 != 1 - b/(1 - a)")
+    for t in range(max(1, trials // 2)):
+        case = gram_factor_case(rng, n_live=1 + t % 2, n_dead=t % 3, extra=1)
+        rec.instance()
+        for msg in gram_factor_failures(case, claims=("energies", "profile")):
+            rec.require(False, f"reduction: {msg}")
     rec.instance()
     try:
         exact.profile(flint.fmpq_mat(3, 3))
@@ -177,6 +188,33 @@ def theta_point(t: Fraction) -> tuple[Fraction, Fraction, Fraction, Fraction]:
     return (half, half, t * t if t > 0 else Fraction(0), t * t if t < 0 else Fraction(0))
 
 
+def nonzero_outer_product(L: flint.fmpq_mat) -> tuple[list[Fraction], list[Fraction]] | None:
+    """``(u, v)`` with ``L = u v^T`` if ``L`` is a nonzero outer product, else ``None``.
+
+    The construction of the Lean proof (``QKForms.exists_eq_vecMulVec_of_rank_eq_one``):
+    every column of a rank-one matrix is a multiple of one vector. With ``L[i0, j0]`` the
+    first nonzero entry, ``u`` is column ``j0`` and ``v`` row ``i0`` divided by
+    ``L[i0, j0]``; the candidate is compared with ``L`` exactly. No rank is computed.
+
+    Examples
+    --------
+    >>> nonzero_outer_product(flint.fmpq_mat([[2, 4], [1, 2]]))
+    ([Fraction(2, 1), Fraction(1, 1)], [Fraction(1, 1), Fraction(2, 1)])
+    >>> nonzero_outer_product(flint.fmpq_mat([[1, 0], [0, 1]])) is None
+    True
+    """
+    rows = [[exact.as_fraction(x) for x in row] for row in L.tolist()]
+    hit = next(((i, j) for i, row in enumerate(rows) for j, x in enumerate(row) if x != 0),
+               None)
+    if hit is None:
+        return None
+    i0, j0 = hit
+    u = [row[j0] for row in rows]
+    v = [x / rows[i0][j0] for x in rows[i0]]
+    ok = all(rows[i][j] == u[i] * v[j] for i in range(len(rows)) for j in range(len(v)))
+    return (u, v) if ok else None
+
+
 def check_prop4(seed: int = 0, *, N: int = 4, trials: int = 8) -> CheckResult:
     """Proposition 4 exactly: rank-one profiles and the family Θ.
 
@@ -190,6 +228,9 @@ def check_prop4(seed: int = 0, *, N: int = 4, trials: int = 8) -> CheckResult:
       ``t = +-(1 - s^2)/(1 + s^2)``, ``L = e_1 (t e_1 + sqrt(1 - t^2) e_2)^T`` has
       profile ``theta(t)`` (exact rational).
     * ``N = 1``: only the vertices ``c = 1``, ``d = 1`` occur.
+    * Rank one as ``Matrix.rank L = 1`` (``QKForms.rank_eq_one_iff``): on integer
+      products ``A B`` through ``R^r``, ``r = 0, 1, 2``, the exact rank is 1 exactly when
+      :func:`nonzero_outer_product` finds ``L = u v^T``, ``L != 0``.
 
     Examples
     --------
@@ -239,4 +280,16 @@ def check_prop4(seed: int = 0, *, N: int = 4, trials: int = 8) -> CheckResult:
         p = exact.profile([[x]])
         vertex = (0, 0, 1, 0) if x > 0 else (0, 0, 0, 1)
         rec.require(tuple(p) == vertex, f"N = 1: profile of [{x}] is {tuple(p)}")
+    ones = 0
+    for t in range(3 * trials):
+        size, inner = 1 + t % N, t % 3
+        L = (exact.integer_matrix(rng, size, inner) * exact.integer_matrix(rng, inner, size)
+             if inner else flint.fmpq_mat(size, size))
+        rec.instance()
+        rk = exact.rank(L)
+        outer = nonzero_outer_product(L)
+        rec.require((rk == 1) == (outer is not None),
+                    f"N={size}, r={inner}: rank {rk} but outer product {outer is not None}")
+        ones += rk == 1
+    rec.note(f"rank link: {ones} of {3 * trials} products have rank 1")
     return rec.result()

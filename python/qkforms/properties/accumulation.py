@@ -86,3 +86,14 @@ def thm5_profiles_of_exactly_proportional_lobes(rho: Fraction, seed: int) -> Non
     eig = np.concatenate([alpha, -float(rho) * alpha, np.zeros(3)])
     p = qkforms.profile_from_eigenvalues(eig, float(np.sum(eig**2)))
     np.testing.assert_allclose(np.array(p), [float(x) for x in limit_point(rho)], atol=1e-12)
+
+
+@prop(st.integers(1, 10**6))
+def thm5_limit_tends_to_the_vertices(m: int) -> None:
+    """Within ``2ρ`` of the vertex ``c = 1`` at ``ρ = 1/m``, within ``2/ρ`` of ``d = 1`` at
+    ``ρ = m``; the two limits are mirror images (``c`` and ``d`` swap under ``ρ -> 1/ρ``)."""
+    small, large = F(1, m), F(m)
+    lo, hi = limit_point(small), limit_point(large)
+    assert max(abs(x - y) for x, y in zip(lo, (0, 0, 1, 0), strict=True)) <= 2 * small
+    assert max(abs(x - y) for x, y in zip(hi, (0, 0, 0, 1), strict=True)) <= 2 / large
+    assert (lo[0], lo[1], lo[2], lo[3]) == (hi[0], hi[1], hi[3], hi[2])

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import qkforms
 from qkforms import exact
+from qkforms.checks.profile import nonzero_outer_product
 from qkforms.properties import prop
 from qkforms.properties.strategies import (
     float_matrices,
@@ -132,3 +133,20 @@ def prop4_theta_round_trip(t: float) -> None:
     assert abs(a - b) < 1e-15 and c * d == 0
     assert abs(a + b + c + d - 1) < 1e-12
     assert abs(np.sqrt(c) - np.sqrt(d) - t) < 1e-12
+
+
+@prop(st.integers(1, 4).flatmap(lambda N: st.tuples(
+    *(st.lists(st.integers(-3, 3), min_size=N, max_size=N) for _ in range(4)))),
+      st.integers(0, 1))
+def prop4_rank_one_iff_nonzero_outer_product(vecs: tuple, c: int) -> None:
+    """``rank L = 1`` iff ``L`` is a nonzero outer product, on ``L = u v^T + c u' v'^T``."""
+    u, v, u2, v2 = vecs
+    k = len(u)
+    L = flint.fmpq_mat(k, k, [u[i] * v[j] + c * u2[i] * v2[j] for i in range(k)
+                              for j in range(k)])
+    outer = nonzero_outer_product(L)
+    assert (exact.rank(L) == 1) == (outer is not None)
+    if outer is not None:
+        uu, vv = outer
+        assert all(exact.as_fraction(L[i, j]) == uu[i] * vv[j] for i in range(k)
+                   for j in range(k))

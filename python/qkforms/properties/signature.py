@@ -1,4 +1,5 @@
-"""Properties of Lemma 3, Lemma 10 and Theorem 3 (ids ``lemma3``, ``lemma10``, ``thm3``).
+"""Properties of Lemma 3, Lemma 10 and Theorem 3 (ids ``lemma3``, ``lemma10``, ``thm3``,
+``thm3.live``).
 
 Matrices are built constructively from drawn integers (products ``A B`` for a rank
 bound, :func:`~qkforms.properties.strategies.heads` for surjective and degenerate
@@ -13,8 +14,15 @@ from hypothesis import strategies as st
 
 import qkforms
 from qkforms import exact
+from qkforms.checks.signature import DEAD_KINDS, add_dead_rows, half_swap_form
 from qkforms.properties import prop
-from qkforms.properties.strategies import DEGENERATE_KINDS, HEAD_KINDS, heads, int_matrix
+from qkforms.properties.strategies import (
+    DEGENERATE_KINDS,
+    HEAD_KINDS,
+    heads,
+    int_matrix,
+    rational_orthogonal,
+)
 
 
 @prop(st.integers(1, 6).flatmap(lambda N: st.tuples(st.just(N), st.integers(0, N))),
@@ -69,6 +77,25 @@ def lemma10_identities_hold_for_degenerate_heads(head: tuple[np.ndarray, np.ndar
     x = flint.fmpq_poly([0, 1])
     assert exact.charpoly(S) == x ** (N - 2 * n) * exact.charpoly(A)
     assert exact.charpoly(A).coeffs()[0] == 0  # 1/2 J G is singular
+
+
+@prop(st.sampled_from(HEAD_KINDS).flatmap(heads), st.integers(0, 2), st.data())
+def lemma10_any_gram_factor_gives_the_nonzero_spectrum(head: tuple[np.ndarray, np.ndarray],
+                                                       pad: int, data: st.DataObject) -> None:
+    """Any factor ``F F^T = M M^T`` (``F = M U``, ``U`` orthogonal, plus zero columns):
+    ``x^k charpoly(S) = x^N charpoly(1/2 F^T J F)`` and the same sign counts."""
+    W_Q, W_K = head
+    n, N = W_Q.shape
+    M = exact.to_fmpq_mat(exact.stacked_matrix(W_Q, W_K))
+    F = M * data.draw(rational_orthogonal(N))
+    F = flint.fmpq_mat([row + [0] * pad for row in F.tolist()])
+    assert F * F.transpose() == M * M.transpose()
+    S = exact.symmetric_head_form(W_Q, W_K)
+    SF = half_swap_form(F, n)
+    x = flint.fmpq_poly([0, 1])
+    assert x ** (N + pad) * exact.charpoly(S) == x ** N * exact.charpoly(SF)
+    a, b = exact.signature(S), exact.signature(SF)
+    assert (a.n_pos, a.n_neg) == (b.n_pos, b.n_neg)
 
 
 @prop(heads())
@@ -148,3 +175,17 @@ def thm3_float_decisions_are_never_wrong(arg: tuple, dead: list[bool], seed: int
     assert floated.kind in (None, facts.prediction)
     if facts.prediction != "none":
         assert facts.signature == (facts.n_live, facts.n_live, W_Q.shape[1] - 2 * facts.n_live)
+
+
+@prop(heads(), st.lists(st.sampled_from(DEAD_KINDS), min_size=1, max_size=2),
+      st.integers(0, 2**16))
+def thm3_live_dead_rows_keep_the_live_signature(head: tuple[np.ndarray, np.ndarray],
+                                                kinds: list[str], seed: int) -> None:
+    """A surjective head with dead coordinates added has signature ``(n', n', N - 2n')``."""
+    W_Q, W_K = head
+    n, N = W_Q.shape
+    Q0, K0 = flint.fmpq_mat(W_Q.tolist()), flint.fmpq_mat(W_K.tolist())
+    Q1, K1, _ = add_dead_rows(np.random.default_rng(seed), Q0, K0, kinds)
+    assert K1.transpose() * Q1 == K0.transpose() * Q0
+    assert not exact.stacked_is_surjective(Q1, K1)
+    assert tuple(exact.head_signature(Q1, K1, method="charpoly")) == (n, n, N - 2 * n)

@@ -78,11 +78,13 @@ LIBRARY = "QKForms"
 #: the layers of the library, lowest first; a module may import only its own or lower layers
 IMPORT_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Theorem 3 chain", ("Basic", "EnergyIdentities", "RankBalance", "GramForm",
-                         "BalancedSignature")),
+                         "BalancedSignature", "GramSpectrum", "LiveSignature")),
     ("profile chain", ("ProfileDefs", "Profile", "PairingBound", "RankOne", "ProfileFaces",
-                       "ProfileFacesConverse")),
+                       "ProfileFacesConverse", "RankOneRank")),
+    # GramProfile uses the sorting lemmas of LobeEstimates, hence this layer
     ("accumulation (Theorem 5, Lemma 6)", ("LobeEstimates", "Accumulation",
-                                           "ProportionalLobes")),
+                                           "ProportionalLobes", "GramProfile",
+                                           "AccumulationEndpoints")),
 )
 
 
