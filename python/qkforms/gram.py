@@ -330,8 +330,8 @@ def unit_scale(W: ArrayLike) -> Array:
         raise ShapeError(f"unit_scale needs matrices (..., n, N), got shape {a.shape}")
     if a.size == 0:
         return np.ones(a.shape[:-2])
-    with np.errstate(invalid="ignore"):
-        m = np.max(np.abs(a), axis=(-2, -1))
+    with np.errstate(invalid="ignore"):  # max |W| without an |W| copy of the weights
+        m = np.maximum(np.max(a, axis=(-2, -1)), -np.min(a, axis=(-2, -1)))
     good = np.isfinite(m) & (m > 0)
     _, e = np.frexp(np.where(good, m, 1.0))
     # 2**1024 is not a float64: entries >= 2**1023 are scaled into [-2, 2) instead

@@ -293,6 +293,34 @@ def test_pooled_bootstrap_is_stratified_and_seeded(mixed_survey) -> None:
     assert pooled["balanced_share_ci_low"] == pooled["balanced_share_ci_high"] == 1.0
 
 
+def test_table_intervals_follow_the_row_and_sample_seeding_rule(mixed_survey, tables) -> None:
+    """Every interval of a row's heads comes from the replicates named by the row key and
+    the sample (docs/statistics.md): recomputed by hand for a median, a share and the
+    ratio of a trained median to a baseline median."""
+    from qkforms.stats.bootstrap import Draws
+
+    heads, _ = mixed_survey
+    q = [0.025, 0.975]
+    x = _col(heads, "theta_dist", "gauss-a")
+    idx = Draws(0, "accumulation", "gauss-a", "heads").index(None, x.size, BOOT)
+    row = _row(tables["accumulation"], "gauss-a")
+    assert (row["theta_dist_median_ci_low"], row["theta_dist_median_ci_high"]) == \
+        pytest.approx(np.quantile(np.median(x[idx], axis=1), q), rel=1e-12)
+    pr = _col(heads, "participation_ratio", "gauss-a")  # same heads: same replicates
+    assert (row["pr_lt5_share_ci_low"], row["pr_lt5_share_ci_high"]) == \
+        pytest.approx(np.quantile(np.mean(pr[idx] < 5, axis=1), q), rel=1e-12)
+    base = tables["baseline_heads"]
+    bx = np.asarray([v for v, m in zip(base["sym_energy"], base["model"], strict=True)
+                     if m == "gauss-a"], dtype=float)
+    sx = _col(heads, "sym_energy", "gauss-a")
+    ix = Draws(0, "sym", "gauss-a", "heads").index(None, sx.size, BOOT)
+    iy = Draws(0, "sym", "gauss-a", "baseline").index(None, bx.size, BOOT)
+    reps = np.median(sx[ix], axis=1) / np.median(bx[iy], axis=1)
+    row = _row(tables["symmetric_energy"], "gauss-a")
+    assert (row["sym_energy_median_ratio_ci_low"], row["sym_energy_median_ratio_ci_high"]) == \
+        pytest.approx(np.quantile(reps, q), rel=1e-12)
+
+
 def test_missing_columns_are_reported(mixed_survey) -> None:
     heads, spectra = mixed_survey
     broken = {k: v for k, v in heads.items() if k != "theta_dist"}

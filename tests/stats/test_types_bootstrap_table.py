@@ -188,6 +188,64 @@ def test_intervals_are_the_central_95_percent_of_the_replicates() -> None:
         assert all(np.isnan(v) for v in e)
 
 
+def test_sorted_median_and_pair_count_cliffs_equal_the_plain_computations() -> None:
+    """The fast replicate statistics are the plain ones, bit for bit: the median by sorting
+    (odd and even rows, ties, infinities; NaN rows by numpy's rule) and Cliff's delta of
+    every replicate from the pair-count product (ties, equal infinities)."""
+    from qkforms.stats.bootstrap import _cliffs_replicates, _median
+
+    rng = np.random.default_rng(11)
+    for m in (1, 2, 3, 8, 9, 270):
+        v = rng.normal(size=(40, m))
+        v[::3] = v[::3].round(1)
+        v[5, 0] = np.inf
+        v[6, -1] = -np.inf
+        assert np.array_equal(_median(v), np.median(v, axis=1))
+    v = rng.normal(size=(4, 6))
+    v[2, 3] = np.nan
+    assert np.array_equal(_median(v), np.median(v, axis=1), equal_nan=True)
+    a, b = rng.normal(size=23).round(1), rng.normal(size=17).round(1)
+    a[0] = b[0] = np.inf
+    ia, ib = rng.integers(0, 23, (300, 23)), rng.integers(0, 17, (300, 17))
+    loop = np.array([cliffs_delta(a[ia[i]], b[ib[i]]) for i in range(300)])
+    assert np.array_equal(_cliffs_replicates(a, b, ia, ib), loop)
+
+
+def test_statistics_of_one_sample_share_replicates_named_by_row_and_strata() -> None:
+    """The seeding rule of the tables (docs/statistics.md): one replicate matrix per
+    (row key, sample, strata sizes), whichever statistics use it and in which order; a
+    different sample, key or strata gets a different one."""
+    from qkforms.stats.bootstrap import Draws, stat_ci
+
+    rng = np.random.default_rng(2)
+    x, y = rng.gamma(2.0, size=30), rng.normal(size=30)
+    g = np.repeat(["p", "q"], 15)
+    d1 = Draws(4, "accumulation", "ALL", "heads")
+    first = median_ci(x, groups=g, draws=d1, n_boot=250)
+    share = share_ci(y > 0, groups=g, draws=d1, n_boot=250)
+    d2 = Draws(4, "accumulation", "ALL", "heads")  # the other order
+    assert share_ci(y > 0, groups=g, draws=d2, n_boot=250) == share
+    assert median_ci(x, groups=g, draws=d2, n_boot=250) == first
+    strata = (("p", 15), ("q", 15))
+    idx = resample_index(g, 30, 250, rng_for(4, "bootstrap", "accumulation", "ALL", "heads",
+                                             30, strata))
+    assert np.array_equal(d1.index(g, 30, 250), idx)
+    q = [0.025, 0.975]
+    assert first[1:] == pytest.approx(np.quantile(np.median(x[idx], axis=1), q), rel=1e-12)
+    other = {Draws(4, "accumulation", "ALL", "baseline").index(g, 30, 250).tobytes(),
+             Draws(4, "pairing", "ALL", "heads").index(g, 30, 250).tobytes(),
+             d1.index(np.repeat(["p", "q"], [14, 16]), 30, 250).tobytes()}
+    assert idx.tobytes() not in other and len(other) == 3
+    # NaNs dropped: the statistic is resampled among its defined heads (strata 14 + 15)
+    z = x.copy()
+    z[0] = np.nan
+    _, lo, hi = stat_ci(z, lambda v: np.median(v, axis=1), groups=g, draws=d1, n_boot=250)
+    sub = d1.index(g[1:], 29, 250)
+    assert (lo, hi) == pytest.approx(np.quantile(np.median(z[1:][sub], axis=1), q), rel=1e-12)
+    with pytest.raises(TypeError, match="rng or draws"):
+        median_ci(x)
+
+
 def test_kmeans_rule_on_few_rows_and_two_families() -> None:
     spectra = _three_families(per=1)[:2]  # two heads: too few to cluster into three types
     assert kmeans_types(spectra, seed=0).tolist() == ["II", "II"]

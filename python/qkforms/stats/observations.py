@@ -35,6 +35,7 @@ from qkforms import _progress
 from qkforms.errors import QKFormsError
 from qkforms.stats.bootstrap import (
     DEFAULT_BOOT,
+    Draws,
     cliffs_delta_ci,
     median_ci,
     ratio_of_medians_ci,
@@ -150,22 +151,40 @@ def _certified_labels(t: Table, rule_on_profiles: Any,
     return np.asarray(out.tolist(), dtype=str) if len(t) else np.asarray([], str)
 
 
+#: the samples a table row resamples: its heads, the Gaussian baseline heads, a null
+SAMPLES = ("heads", "baseline", "null")
+
+
 class _Ctx:
-    """Seed, bootstrap size and the current table, for naming random streams."""
+    """Seed, bootstrap size and the replicates of every (table row, sample).
+
+    Every statistic of a row's sample is resampled with the same replicates
+    (:class:`~qkforms.stats.bootstrap.Draws` named ``(row key, sample)``; docs/statistics.md).
+    """
 
     def __init__(self, seed: int, n_boot: int) -> None:
         self.seed = seed
         self.n_boot = n_boot
+        self._draws: dict[tuple, Draws] = {}
 
     def rng(self, *keys: Any) -> np.random.Generator:
         return rng_for(self.seed, "bootstrap", *keys)
 
+    def draws(self, key: tuple, sample: str = "heads") -> Draws:
+        """The replicates of ``sample`` (one of :data:`SAMPLES`) in the row ``key``."""
+        if sample not in SAMPLES:
+            raise QKFormsError(f"unknown bootstrap sample {sample!r}")
+        d = self._draws.get((key, sample))
+        if d is None:
+            d = self._draws[(key, sample)] = Draws(self.seed, *key, sample)
+        return d
+
 
 def _put_median(
     row: dict[str, Any], ctx: _Ctx, key: tuple, name: str, x: NDArray, groups: Any,
-    quantiles: tuple[int, int] | None = (10, 90),
+    quantiles: tuple[int, int] | None = (10, 90), sample: str = "heads",
 ) -> None:
-    est, lo, hi = median_ci(x, groups=groups, rng=ctx.rng(*key, name), n_boot=ctx.n_boot)
+    est, lo, hi = median_ci(x, groups=groups, draws=ctx.draws(key, sample), n_boot=ctx.n_boot)
     row[f"{name}_median"] = est
     row[f"{name}_median_ci_low"] = lo
     row[f"{name}_median_ci_high"] = hi
@@ -181,7 +200,7 @@ def _put_median(
 def _put_share(
     row: dict[str, Any], ctx: _Ctx, key: tuple, name: str, mask: NDArray, groups: Any
 ) -> None:
-    est, lo, hi = share_ci(mask, groups=groups, rng=ctx.rng(*key, name), n_boot=ctx.n_boot)
+    est, lo, hi = share_ci(mask, groups=groups, draws=ctx.draws(key), n_boot=ctx.n_boot)
     row[name] = est
     row[f"{name}_ci_low"] = lo
     row[f"{name}_ci_high"] = hi
@@ -189,10 +208,11 @@ def _put_share(
 
 def _put_ratio(
     row: dict[str, Any], ctx: _Ctx, key: tuple, name: str, x: NDArray, y: NDArray,
-    gx: Any, gy: Any,
+    gx: Any, gy: Any, y_sample: str = "baseline",
 ) -> None:
     est, lo, hi = ratio_of_medians_ci(
-        x, y, groups_x=gx, groups_y=gy, rng=ctx.rng(*key, name), n_boot=ctx.n_boot
+        x, y, groups_x=gx, groups_y=gy, n_boot=ctx.n_boot, draws_x=ctx.draws(key),
+        draws_y=ctx.draws(key, y_sample),
     )
     row[name] = est
     row[f"{name}_ci_low"] = lo
@@ -418,7 +438,8 @@ def _sym_energy_table(ok: Table, base: Table, ctx: _Ctx) -> Table:
             bx = _float(bsub["sym_energy"])
             bg = None if groups is None else bsub["model"]
             row["baseline_sym_energy_mean"] = float(np.mean(bx))
-            _put_median(row, ctx, ("sym-base", label), "baseline_sym_energy", bx, bg, None)
+            _put_median(row, ctx, ("sym", label), "baseline_sym_energy", bx, bg, None,
+                        "baseline")
             _put_ratio(row, ctx, ("sym", label), "sym_energy_median_ratio", x, bx, g, bg)
         rows.append(row)
     return _rows_to_table(rows)
@@ -438,7 +459,8 @@ def _pairing_table(ok: Table, base: Table, ctx: _Ctx) -> Table:
         if len(bsub):
             bx = _float(bsub["pairing"])
             bg = None if groups is None else bsub["model"]
-            _put_median(row, ctx, ("pairing-base", label), "baseline_pairing", bx, bg)
+            _put_median(row, ctx, ("pairing", label), "baseline_pairing", bx, bg,
+                        sample="baseline")
             _put_ratio(row, ctx, ("pairing", label), "pairing_median_ratio", x, bx, g, bg)
             _put_share(row, ctx, ("pairing", label), "below_baseline_min_share",
                        x < np.min(bx), g)
@@ -460,8 +482,8 @@ def _lobes_table(ok: Table, base: Table, ctx: _Ctx) -> Table:
         if len(bsub):
             bg = None if groups is None else bsub["model"]
             for name in ("lobe_departure", "pairing_gap"):
-                _put_median(row, ctx, ("lobes-base", label), f"baseline_{name}",
-                            _float(bsub[name]), bg, None)
+                _put_median(row, ctx, ("lobes", label), f"baseline_{name}",
+                            _float(bsub[name]), bg, None, "baseline")
         rows.append(row)
     # range of the per-model medians on the pooled row
     per_model = rows[:-1]
@@ -531,9 +553,9 @@ def _accumulation_tables(ok: Table, base: Table, ctx: _Ctx) -> tuple[Table, Tabl
         if len(bsub):
             bg = None if groups is None else bsub["model"]
             bdist = _float(bsub["theta_dist"])
-            _put_median(row, ctx, key, "baseline_theta_dist", bdist, bg, None)
+            _put_median(row, ctx, key, "baseline_theta_dist", bdist, bg, None, "baseline")
             _put_median(row, ctx, key, "baseline_participation_ratio",
-                        _float(bsub["participation_ratio"]), bg, None)
+                        _float(bsub["participation_ratio"]), bg, None, "baseline")
             nulls.append(("gaussian", bdist, bg))
         if label == POOLED:
             names = _ordered_unique(sub["model"].tolist())
@@ -551,11 +573,12 @@ def _accumulation_tables(ok: Table, base: Table, ctx: _Ctx) -> tuple[Table, Tabl
             t: dict[str, Any] = {"model": label, "null": null_name, "n_trained": int(x.size),
                                  "n_null": int(y.size)}
             _put_median(t, ctx, ("acc-test", label, null_name), "trained", x, gx, None)
-            _put_median(t, ctx, ("acc-test", label, null_name), "null", y, gy, None)
-            _put_ratio(t, ctx, ("acc-test", label, null_name), "median_ratio", x, y, gx, gy)
-            est, lo, hi = cliffs_delta_ci(x, y, groups_x=gx, groups_y=gy,
-                                          rng=ctx.rng("acc-test", label, null_name, "cliff"),
-                                          n_boot=ctx.n_boot)
+            test_key = ("acc-test", label, null_name)
+            _put_median(t, ctx, test_key, "null", y, gy, None, "null")
+            _put_ratio(t, ctx, test_key, "median_ratio", x, y, gx, gy, "null")
+            est, lo, hi = cliffs_delta_ci(x, y, groups_x=gx, groups_y=gy, n_boot=ctx.n_boot,
+                                          draws_x=ctx.draws(test_key),
+                                          draws_y=ctx.draws(test_key, "null"))
             t["cliffs_delta"], t["cliffs_delta_ci_low"], t["cliffs_delta_ci_high"] = est, lo, hi
             if x.size and y.size:
                 res = stats.mannwhitneyu(x, y, alternative="two-sided")
@@ -868,7 +891,7 @@ def _by_layer_table(ok: Table, base: Table, types_radius: NDArray, ctx: _Ctx) ->
                 bmask = (b_models == m) & (b_layers == layer)
                 for name in ("sym_energy", "pairing", "theta_dist"):
                     bx = _float(base[name][bmask])
-                    _put_median(row, ctx, key, f"baseline_{name}", bx, None, None)
+                    _put_median(row, ctx, key, f"baseline_{name}", bx, None, None, "baseline")
             rows.append(row)
     return _rows_to_table(rows)
 

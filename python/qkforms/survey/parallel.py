@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any, TypeVar
 
 from qkforms.threads import map_slices, single_threaded_libraries
@@ -39,6 +39,7 @@ __all__ = [
     "map_slices",
     "prefetched",
     "run_processes",
+    "single_threaded_children",
 ]
 
 T = TypeVar("T")
@@ -250,16 +251,48 @@ def run_processes(task: Callable[..., T], calls: Sequence[tuple[Any, ...]], *, w
     QKFormsError
         When a worker process died abruptly (the pool is broken).
     """
+    with single_threaded_children():
+        _run_pool(task, calls, workers=workers, on_result=on_result, on_start=on_start)
+
+
+@contextmanager
+def single_threaded_children() -> Iterator[None]:
+    """Processes started inside run BLAS/OpenMP single-threaded (the thread policy).
+
+    Sets ``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS`` and ``MKL_NUM_THREADS`` to 1 for
+    the children (read when their libraries load) and restores them afterwards.
+
+    Examples
+    --------
+    >>> import os
+    >>> from qkforms.survey.parallel import single_threaded_children
+    >>> with single_threaded_children():
+    ...     os.environ["OMP_NUM_THREADS"]
+    '1'
+    """
+    saved = {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
+                                            "MKL_NUM_THREADS")}
+    os.environ.update({k: "1" for k in saved})
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _run_pool(task: Callable[..., T], calls: Sequence[tuple[Any, ...]], *, workers: int,
+              on_result: Callable[[T], None],
+              on_start: Callable[[list[int]], None] | None) -> None:
+    """The pool of :func:`run_processes` (under :func:`single_threaded_children`)."""
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
     from qkforms.errors import QKFormsError
 
-    threads = "1"  # the thread policy: each worker computes with its own threads
-    saved = {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
-                                            "MKL_NUM_THREADS")}
-    os.environ.update({k: threads for k in saved})
     pool = None
     try:
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
@@ -283,9 +316,3 @@ def run_processes(task: Callable[..., T], calls: Sequence[tuple[Any, ...]], *, w
         raise
     else:
         pool.shutdown(wait=True)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v

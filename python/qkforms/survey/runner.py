@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import json
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -278,12 +279,30 @@ def _spectra(W_Q: np.ndarray, W_K: np.ndarray, kv_index: np.ndarray, keep_factor
     on the same blocks whatever the slicing, so the result is identical to one batch.
     """
     s_Q, s_K = unit_scale(W_Q), unit_scale(W_K)
-    Q = W_Q / s_Q[:, None, None]
     K = W_K / s_K[:, None, None]
-    parts = map_slices(lambda a, b: layer_spectra(Q[a:b], K, kv_index[a:b],
-                                                  keep_factors=keep_factors),
-                       int(kv_index.shape[0]), threads=threads)
-    unit = parts[0] if len(parts) == 1 else LayerSpectra.concat(parts)
+    n_q = int(kv_index.shape[0])
+    # the query heads go in chunks of about one key group, handed to the threads as they
+    # come free (a thread slowed by other work takes fewer); each chunk is rescaled on
+    # its own, so a layer's rescaled query weights are never all in memory at once
+    size = max(1, min(n_q, -(-n_q // max(1, W_K.shape[0]))))
+    chunks = [(a, min(a + size, n_q)) for a in range(0, n_q, size)] or [(0, 0)]
+    parts: list[LayerSpectra | None] = [None] * len(chunks)
+    todo = iter(range(len(chunks)))
+    lock = threading.Lock()
+
+    def work(_a: int, _b: int) -> None:
+        while True:
+            with lock:
+                i = next(todo, None)
+            if i is None:
+                return
+            a, b = chunks[i]
+            Q = W_Q[a:b] / s_Q[a:b, None, None]
+            parts[i] = layer_spectra(Q, K, kv_index[a:b], keep_factors=keep_factors)
+
+    map_slices(work, min(threads, len(chunks)), threads=threads)
+    done = [p for p in parts if p is not None]
+    unit = done[0] if len(done) == 1 else LayerSpectra.concat(done)
     return unit, unit.scaled(s_Q, s_K[kv_index])
 
 
