@@ -18,9 +18,9 @@ import pytest
 from qkforms import properties, registry
 from qkforms.errors import QKFormsError
 from qkforms.registry import LEAN_FORMALIZED, LEAN_NOT_FORMALIZED, check_function_name
+from qkforms.verify.checkout import find_root
 from qkforms.verify.lean_project import (
     AXIOMS_SCRIPT,
-    find_root,
     render_axioms_script,
     scan,
     static_checks,

@@ -28,11 +28,11 @@ from qkforms.cli import main
 from qkforms.errors import QKFormsError, VerificationError
 from qkforms.registry import Result
 from qkforms.verify import NO_SOURCES, verify, write_axioms_script
+from qkforms.verify.checkout import find_root
 from qkforms.verify.lean_project import (
     LEAN_TOOLCHAIN,
     MATHLIB_REV,
     MATHLIB_TAG,
-    find_root,
     render_axioms_script,
 )
 from qkforms.verify.lean_trace import NO_TRACE

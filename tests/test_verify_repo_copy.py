@@ -15,7 +15,7 @@ import pytest
 
 from qkforms import registry
 from qkforms.verify import verify
-from qkforms.verify.lean_project import find_root
+from qkforms.verify.checkout import find_root
 
 ROOT = find_root(Path(__file__).resolve().parent)
 

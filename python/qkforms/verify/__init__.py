@@ -48,11 +48,10 @@ from qkforms.errors import QKFormsError, VerificationError
 from qkforms.registry import LEAN_FORMALIZED, Result
 from qkforms.verify import lake as _lake
 from qkforms.verify import lean_trace as _trace
+from qkforms.verify.checkout import LIBRARY, find_root
 from qkforms.verify.lean_project import (
     AXIOMS_SCRIPT,
-    LIBRARY,
     LeanScan,
-    find_root,
     render_axioms_script,
     scan,
     static_checks,

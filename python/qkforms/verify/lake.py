@@ -49,7 +49,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from qkforms.verify.lean_project import ALLOWED_AXIOMS, AXIOMS_SCRIPT, LIBRARY
+from qkforms.verify.checkout import LIBRARY
+from qkforms.verify.lean_project import ALLOWED_AXIOMS, AXIOMS_SCRIPT
 
 __all__ = [
     "LakeRun",

@@ -44,6 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from qkforms._fs import read_text
+from qkforms.errors import VerificationError
+from qkforms.verify.checkout import find_root
 from qkforms.verify.lean_source import declarations, strip_lean
 
 __all__ = [
@@ -485,8 +487,6 @@ def load_evidence(path: str | Path) -> Evidence:
     qkforms.errors.VerificationError
         The file is missing or not valid TOML.
     """
-    from qkforms.errors import VerificationError
-
     p = Path(path)
     try:
         data = tomllib.loads(read_text(p, "evidence file"))
@@ -665,8 +665,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     show_all = "--all" in args
     args = [a for a in args if a != "--all"]
-    from qkforms.verify.lean_project import find_root
-
     root = find_root()
     if show_all:
         lib = sorted((root / "lean" / "QKForms").rglob("*.lean"))

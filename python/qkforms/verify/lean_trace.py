@@ -78,7 +78,7 @@ from pathlib import Path
 from typing import Any
 
 from qkforms.errors import QKFormsError
-from qkforms.verify.lean_project import LIBRARY
+from qkforms.verify.checkout import LIBRARY
 from qkforms.verify.lean_source import Declaration
 
 __all__ = [
