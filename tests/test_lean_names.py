@@ -7,13 +7,8 @@ from pathlib import Path
 import pytest
 
 from qkforms.errors import VerificationError
-from qkforms.verify.lean_names import (
-    Evidence,
-    check_evidence,
-    load_evidence,
-    project_names,
-    uses,
-)
+from qkforms.verify.lean_evidence import Evidence, check_evidence, load_evidence
+from qkforms.verify.lean_uses import project_names, uses
 
 
 def _names(src: str, kind: str = "name") -> set[str]:

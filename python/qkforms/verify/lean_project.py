@@ -19,7 +19,7 @@ registry into named pass/fail checks:
   (:mod:`qkforms.verify.lean_rules`);
 * ``evidence`` -- every external name, dot-field, named argument and case name used in
   ``lean/QKForms`` has a well-formed entry in ``lean/names.toml``
-  (:mod:`qkforms.verify.lean_names`);
+  (:mod:`qkforms.verify.lean_evidence`);
 * ``import-layers`` -- the Theorem 3 chain imports no profile or accumulation module, and
   the profile chain no accumulation module (:data:`IMPORT_LAYERS`).
 
@@ -41,6 +41,7 @@ from qkforms._fs import MAX_JSON_BYTES, read_text
 from qkforms.errors import QKFormsError
 from qkforms.registry import LEAN_FORMALIZED, Result
 from qkforms.verify.checkout import LIBRARY
+from qkforms.verify.lean_evidence import EVIDENCE_FILE, check_evidence
 from qkforms.verify.lean_rules import house_rule_violations
 from qkforms.verify.lean_source import (
     Declaration,
@@ -458,8 +459,6 @@ def check_house_rules(lean: LeanScan) -> StaticCheck:
 
 def check_evidence_file(root: str | Path) -> StaticCheck:
     """Every external name used in ``lean/QKForms`` has evidence in ``lean/names.toml``."""
-    from qkforms.verify.lean_names import EVIDENCE_FILE, check_evidence
-
     check = StaticCheck("evidence", f"every external name has an entry in {EVIDENCE_FILE}")
     if not (Path(root) / "lean" / LIBRARY).is_dir():
         return check
