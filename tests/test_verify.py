@@ -37,7 +37,7 @@ from qkforms.verify.lean_project import (
 )
 from qkforms.verify.lean_trace import NO_TRACE
 from qkforms.verify.python_side import parse_sizes, run_properties
-from qkforms.verify.report import render_markdown, render_table
+from qkforms.verify.verification_report import render_markdown, render_table
 
 CHECKS = "qkforms_verify_fixture_checks"
 

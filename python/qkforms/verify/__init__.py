@@ -17,8 +17,8 @@ For every result of the registry (:mod:`qkforms.registry`) the command reports
 * the **exact** Python check (``qkforms.checks``), seeded, sizes configurable;
 * the **properties** (hypothesis, :mod:`qkforms.properties`, run in process);
 
-and an overall verdict (:mod:`qkforms.verify.report`). A disagreement needs both sides
-to have run: a Lean proof that built and passed the axiom audit, and a failing Python
+and an overall verdict (:mod:`qkforms.verify.verification_report`). A disagreement needs
+both sides to have run: a Lean proof that built and passed the axiom audit, and a failing Python
 check of the same result. The exit status is 0 unless something that ran failed; a
 check that did not run is never a failure, except the Lean build under
 ``--lean require``.
@@ -69,7 +69,7 @@ from qkforms.verify.python_side import (
     run_exact,
     run_properties,
 )
-from qkforms.verify.report import (
+from qkforms.verify.verification_report import (
     LEAN_BUILT,
     LEAN_FAILED,
     LEAN_NOT_FORMALIZED,
