@@ -832,7 +832,7 @@ def test_a_sorry_seen_in_the_trace_fails_the_lean_column(repo: Path, fake_lake,
 
 
 def test_lean_trace_without_extractor_or_toolchain_is_not_run(repo: Path, monkeypatch) -> None:
-    monkeypatch.setattr("qkforms.verify._trace.find_extractor", lambda: None)
+    monkeypatch.setattr("qkforms.verify.lean_trace.find_extractor", lambda: None)
     report = verify(repo, property_tests=False, lean_trace=True)  # no lake on PATH
     assert report.rows[0].premises.detail.startswith(
         "--lean-trace: no Lean build ran (no Lean toolchain: `lake` is not on PATH")
@@ -844,7 +844,7 @@ def test_lean_trace_without_extractor_or_toolchain_is_not_run(repo: Path, monkey
 
 def test_lean_trace_without_the_extractor(repo: Path, fake_lake, monkeypatch) -> None:
     fake_lake(BUILD_OK, 0, AUDIT_CLEAN)
-    monkeypatch.setattr("qkforms.verify._trace.find_extractor", lambda: None)
+    monkeypatch.setattr("qkforms.verify.lean_trace.find_extractor", lambda: None)
     report = verify(repo, property_tests=False, lean_trace=True)
     assert report.rows[0].premises.detail == (
         "--lean-trace: LeanDojo's extractor not found; enable: `pip install --no-deps "
@@ -924,7 +924,7 @@ def test_missing_lean_sources_are_not_run_with_the_way_to_enable_them(
     def no_checkout(start=None):
         raise VerificationError("no qkforms repository root")
 
-    monkeypatch.setattr("qkforms.verify.find_root", no_checkout)
+    monkeypatch.setattr("qkforms.verify.checkout.find_root", no_checkout)
     monkeypatch.chdir(tmp_path)
     report = verify(property_tests=False)
     assert report.root is None and report.static == []

@@ -2,7 +2,9 @@
 
 The Lean library is not part of an installed wheel: it lives in a checkout of the
 repository (``lakefile.lean`` beside ``lean/QKForms``). :func:`find_root` searches for one
-upward from a directory and from this package's location.
+upward from a directory and from this package's location; :func:`locate_lean_root` takes
+the checkout named by ``--lean-dir`` or else the one found (none: the Lean side is
+``not run``).
 
 Examples
 --------
@@ -15,9 +17,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from qkforms.errors import VerificationError
+from qkforms.errors import QKFormsError, VerificationError
 
-__all__ = ["LIBRARY", "find_root"]
+__all__ = ["LIBRARY", "find_root", "locate_lean_root"]
 
 #: the Lean library (``lean/QKForms.lean`` and the modules under ``lean/QKForms/``)
 LIBRARY = "QKForms"
@@ -59,3 +61,34 @@ def _has_lakefile(d: Path) -> bool:
 
 def _has_project_layout(d: Path) -> bool:
     return (d / "pyproject.toml").is_file() and (d / "lean" / LIBRARY).is_dir()
+
+
+def locate_lean_root(lean_dir: str | Path | None = None) -> Path | None:
+    """The checkout whose Lean sources ``verify`` checks, or ``None`` when there is none.
+
+    An explicit ``lean_dir`` must be a qkforms checkout; otherwise the checkout
+    containing the current directory or the installed package is used, if any.
+
+    Raises
+    ------
+    QKFormsError
+        If ``lean_dir`` is given but is not a directory holding ``lakefile.lean`` or
+        ``lean/QKForms``.
+
+    Examples
+    --------
+    >>> (locate_lean_root() / "lakefile.lean").is_file()   # run from this checkout
+    True
+    """
+    if lean_dir is None:
+        try:
+            return find_root()
+        except VerificationError:
+            return None
+    path = Path(lean_dir).resolve()
+    if not path.is_dir():
+        raise QKFormsError(f"--lean-dir {lean_dir}: not a directory")
+    if not ((path / "lakefile.lean").is_file() or (path / "lean" / "QKForms").is_dir()):
+        raise QKFormsError(f"--lean-dir {lean_dir}: not a qkforms checkout (no lakefile.lean "
+                           "and no lean/QKForms)")
+    return path

@@ -44,13 +44,12 @@ from typing import Any
 
 from qkforms.registry import Result
 from qkforms.verify.lean_project import StaticCheck
+from qkforms.verify.lean_side import LEAN_BUILT, LEAN_FAILED, LeanOutcome
 from qkforms.verify.lean_trace import PremiseOutcome
-from qkforms.verify.python_side import FAIL, NOT_RUN, ExactOutcome, PropertyRun
+from qkforms.verify.python_side import FAIL, NOT_RUN, ExactOutcome, PropertyOutcome
 
 __all__ = [
     "SCHEMA",
-    "LeanOutcome",
-    "PropertyOutcome",
     "Row",
     "Report",
     "verdict",
@@ -59,33 +58,11 @@ __all__ = [
 ]
 
 SCHEMA = "qkforms.verify/3"
-LEAN_BUILT = "built"
-LEAN_FAILED = "failed"
-LEAN_NOT_RUN = NOT_RUN
-LEAN_NOT_FORMALIZED = "not formalized"
 DISAGREE = "DISAGREE"
 FAILED = "fail"
 INCOMPLETE = "incomplete"
 PASSED = "pass"
 COLUMNS = ("Lean", "exact", "property")
-
-
-@dataclass
-class LeanOutcome:
-    """Lean status of one result, its declarations' audits and a short reason."""
-
-    status: str
-    detail: str
-    declarations: list[dict[str, Any]] = field(default_factory=list)
-
-
-@dataclass
-class PropertyOutcome:
-    """Property status of one result and the outcome of each registered property."""
-
-    status: str
-    detail: str
-    runs: list[PropertyRun] = field(default_factory=list)
 
 
 def verdict(lean: str, exact: str, prop: str) -> str:
