@@ -3,7 +3,7 @@
 Exact checks are the registered ``module:function`` callables (``qkforms.checks``),
 run in process with a seed and optional sizes. Properties are the registered names of
 :mod:`qkforms.properties`, run in process with the ``ci`` hypothesis profile (the same
-definitions pytest collects from ``tests/test_properties.py``).
+definitions pytest collects from ``tests/properties/test_properties.py``).
 
 Statuses: ``pass`` and ``fail`` only for a check that ran; ``not run`` (with the reason
 and how to enable it) for one that could not run, e.g. because an optional package is
