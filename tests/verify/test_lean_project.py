@@ -1,4 +1,4 @@
-"""``qkforms verify`` on a temporary copy of this repository's Lean side, with one thing broken.
+"""The static Lean checks (``lean_project``) on a copy of this repository, one thing broken.
 
 The copy holds ``lean/`` and the three pin files; the registry is the real one. Each
 test breaks the copy in one way and checks that the static half of ``verify`` fails
