@@ -5,7 +5,9 @@ says where it is established: the Lean declarations that prove it (fully qualifi
 names, in one file of ``lean/QKForms/``, each carrying the docstring tag
 ``[qkforms:<id>]``), the exact Python check (``module:function``), the property
 tests (pytest node ids) and the docs page. ``qkforms verify`` checks every part
-side by side, and ``tests/test_registry.py`` fails when any part drifts.
+side by side, and ``tests/test_registry.py`` fails when any part drifts. The table of ids
+in ``docs/architecture.md`` §1 is generated from :data:`RESULTS`
+(:mod:`qkforms.results_reference`).
 
 Results not formalized in Lean have no declarations; their ``lean_status`` is
 ``"not formalized"``.
