@@ -20,6 +20,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+# conf.py puts python/ on sys.path before Sphinx loads this extension
+from qkforms import properties
+from qkforms.registry import RESULTS
+from qkforms.results_reference import load_page_text
+
 DECL_START = re.compile(
     r"^(?:@\[[^\]]*\]\s*)?(?:(?:private|protected|noncomputable)\s+)*"
     r"(?:theorem|lemma|def|abbrev|structure|instance)\s+(\S+)"
@@ -183,9 +188,6 @@ def status_of(verify: dict[str, Any] | None, rid: str) -> str:
 
 def generate(app: Any) -> None:
     """Write ``results/<id>.md`` for every registered result and ``results/index.md``."""
-    from qkforms.registry import RESULTS
-    from qkforms.results_reference import load_page_text
-
     src = Path(app.srcdir)
     root = src.parent
     data = load_page_text(src / "results.toml")
@@ -256,8 +258,6 @@ def _python_section(r: Any) -> list[str]:
     if code:
         lines += ["```python", code.rstrip(), "```", ""]
     if r.properties:
-        from qkforms import properties
-
         lines += ["Hypothesis properties (`qkforms.properties`, run by `qkforms verify` "
                   "and by pytest):", ""]
         for name in r.properties:
