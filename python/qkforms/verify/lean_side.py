@@ -38,6 +38,7 @@ from qkforms.verify.lean_project import (
     static_lean_problems,
 )
 from qkforms.verify.options import VerifyOptions
+from qkforms.verify.statuses import BUILT, FAIL, FAILED, NOT_RUN
 
 __all__ = [
     "LEAN_BUILT",
@@ -56,10 +57,10 @@ __all__ = [
     "write_axioms_script",
 ]
 
-#: the Lean column of a row: the statuses of :mod:`~qkforms.verify.lake`, or not formalized
-LEAN_BUILT = _lake.BUILT
-LEAN_FAILED = _lake.FAILED
-LEAN_NOT_RUN = _lake.NOT_RUN
+#: the Lean column of a row (or :data:`~qkforms.registry.LEAN_NOT_FORMALIZED`)
+LEAN_BUILT = BUILT
+LEAN_FAILED = FAILED
+LEAN_NOT_RUN = NOT_RUN
 
 #: why the Lean side did not run, and how to enable it
 NO_SOURCES = (
@@ -133,7 +134,7 @@ class LeanSide:
                     if self.scan is not None and r.lean_status == LEAN_FORMALIZED else [])
         out = _lean_outcome(r, problems, self.build, self.reason,
                             _decl_files(self.scan, r) if self.scan is not None else None)
-        if premises is not None and premises.status == _trace.FAIL:
+        if premises is not None and premises.status == FAIL:
             out = LeanOutcome(
                 LEAN_FAILED,
                 (out.detail + "; " if out.status == LEAN_FAILED else "")
@@ -295,7 +296,7 @@ def _run_trace(side: LeanSide, options: VerifyOptions) -> tuple[_trace.TraceRun 
 
 
 def _premises_not_run(results: Sequence[Result], reason: str) -> dict[str, _trace.PremiseOutcome]:
-    return {r.id: _trace.PremiseOutcome(_trace.NOT_RUN, reason) for r in results}
+    return {r.id: _trace.PremiseOutcome(NOT_RUN, reason) for r in results}
 
 
 # ------------------------------------------------------------------------------ summary

@@ -82,6 +82,7 @@ from qkforms.errors import QKFormsError
 from qkforms.verify.checkout import LIBRARY
 from qkforms.verify.lake import run_lake
 from qkforms.verify.lean_source import Declaration
+from qkforms.verify.statuses import FAIL, NOT_RUN, PASS
 
 __all__ = [
     "TRACE_DIR",
@@ -112,10 +113,6 @@ EXTRACTOR_IN_DIST = "lean_dojo_v2/lean_dojo/data_extraction/ExtractData.lean"
 CORE_ROOTS = frozenset({"Init", "Lean", "Std", "Lake"})
 #: atoms that mean an unfinished proof
 SORRY_ATOMS = frozenset({"sorry", "admit"})
-
-PASS = "pass"
-FAIL = "fail"
-NOT_RUN = "not run"
 
 NO_TRACE = (
     "no LeanDojo trace: premises are read from the files LeanDojo's extractor writes "

@@ -28,6 +28,7 @@ from typing import Any
 from qkforms.errors import QKFormsError, VerificationError
 from qkforms.registry import Result
 from qkforms.verify.options import VerifyOptions
+from qkforms.verify.statuses import FAIL, NONE, NOT_RUN, PASS
 
 __all__ = [
     "PASS",
@@ -51,10 +52,6 @@ __all__ = [
     "run_properties",
 ]
 
-PASS = "pass"
-FAIL = "fail"
-NOT_RUN = "not run"
-NONE = "none"
 #: why a column did not run when its option turned it off
 NO_EXACT_CHECKS = "--no-exact-checks"
 NO_PROPERTY_TESTS = "--no-property-tests"

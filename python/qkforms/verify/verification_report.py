@@ -46,7 +46,8 @@ from qkforms.registry import Result
 from qkforms.verify.lean_project import StaticCheck
 from qkforms.verify.lean_side import LEAN_BUILT, LEAN_FAILED, LeanOutcome
 from qkforms.verify.lean_trace import PremiseOutcome
-from qkforms.verify.python_side import FAIL, NOT_RUN, ExactOutcome, PropertyOutcome
+from qkforms.verify.python_side import ExactOutcome, PropertyOutcome
+from qkforms.verify.statuses import FAIL, NOT_RUN, PASS
 
 __all__ = [
     "SCHEMA",
@@ -58,10 +59,9 @@ __all__ = [
 ]
 
 SCHEMA = "qkforms.verify/3"
+#: the verdicts beside ``pass`` and ``fail`` (the words of :mod:`~qkforms.verify.statuses`)
 DISAGREE = "DISAGREE"
-FAILED = "fail"
 INCOMPLETE = "incomplete"
-PASSED = "pass"
 COLUMNS = ("Lean", "exact", "property")
 
 
@@ -71,10 +71,10 @@ def verdict(lean: str, exact: str, prop: str) -> str:
     if python_failed and lean == LEAN_BUILT:
         return DISAGREE
     if python_failed or lean == LEAN_FAILED:
-        return FAILED
+        return FAIL
     if NOT_RUN in (lean, exact, prop):
         return INCOMPLETE
-    return PASSED
+    return PASS
 
 
 @dataclass
@@ -188,7 +188,7 @@ class Report:
 
     def counts(self) -> dict[str, int]:
         """Number of rows per verdict."""
-        out = {v: 0 for v in (PASSED, INCOMPLETE, FAILED, DISAGREE)}
+        out = {v: 0 for v in (PASS, INCOMPLETE, FAIL, DISAGREE)}
         for row in self.rows:
             out[row.verdict] += 1
         return out
@@ -226,7 +226,7 @@ verify OK (nothing failed)'
         """
         c, nr = self.counts(), self.not_run_counts()
         return (
-            f"{c[PASSED]} pass, {c[INCOMPLETE]} incomplete, {c[FAILED]} fail, "
+            f"{c[PASS]} pass, {c[INCOMPLETE]} incomplete, {c[FAIL]} fail, "
             f"{c[DISAGREE]} disagree; not run: "
             + ", ".join(f"{col} {nr[col]}" for col in COLUMNS)
             + "; " + ("verify FAILED" if self.failures() else "verify OK (nothing failed)")
