@@ -52,7 +52,13 @@ def _cell(text: str) -> str:
 
 
 def table(results: Sequence[Result] | None = None) -> str:
-    """The Markdown table of the results (default: the registry), in registry order."""
+    """The Markdown table of the results (default: the registry), in registry order.
+
+    Examples
+    --------
+    >>> len(table().splitlines()) == 2 + len(RESULTS)   # header, rule, one row per result
+    True
+    """
     lines = ["| id | paper result | Lean | exact check |", "|---|---|---|---|"]
     for r in RESULTS if results is None else results:
         lean = f"`{r.lean_file}`" if r.lean_file else "not formalized"

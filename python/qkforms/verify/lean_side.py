@@ -129,7 +129,17 @@ class LeanSide:
     failures: list[str] = field(default_factory=list)
 
     def outcome(self, r: Result, premises: _trace.PremiseOutcome | None) -> LeanOutcome:
-        """The Lean column of ``r``; a ``sorry`` among its premises makes it ``failed``."""
+        """The Lean column of ``r``; a ``sorry`` among its premises makes it ``failed``.
+
+        Examples
+        --------
+        >>> from qkforms.registry import get
+        >>> side = LeanSide(None, "skip", None)
+        >>> side.outcome(get("thm3"), None).status, side.outcome(get("cor1"), None).status
+        ('not run', 'not formalized')
+        >>> side.outcome(get("thm3"), _trace.PremiseOutcome("fail", "sorry in x")).detail
+        'premises (LeanDojo trace): sorry in x'
+        """
         problems = (static_lean_problems(self.scan, r)
                     if self.scan is not None and r.lean_status == LEAN_FORMALIZED else [])
         out = _lean_outcome(r, problems, self.build, self.reason,
@@ -148,6 +158,12 @@ def run_lean_side(root: Path | None, results: Sequence[Result],
 
     The static checks cover every result of ``results`` (the whole registry, whatever
     ``--only`` selects).
+
+    Examples
+    --------
+    >>> side = run_lean_side(None, [], VerifyOptions(lean="require"))
+    >>> side.failures == [f"--lean require: {NO_SOURCES}"]
+    True
     """
     lake_path = _lake.find_lake() if options.lean != "skip" else None
     side = LeanSide(root, options.lean, lake_path)
@@ -266,7 +282,16 @@ class Premises:
 def read_premises(side: LeanSide, formalized: Sequence[Result],
                   options: VerifyOptions) -> Premises:
     """The premises of ``formalized`` from the LeanDojo trace (run first with
-    ``--lean-trace``), or ``not run`` with the reason."""
+    ``--lean-trace``), or ``not run`` with the reason.
+
+    Examples
+    --------
+    >>> from qkforms.registry import get
+    >>> opts = VerifyOptions(lean="skip")
+    >>> p = read_premises(run_lean_side(None, [], opts), [get("thm3")], opts)
+    >>> p.outcomes["thm3"].status, p.not_read == NO_SOURCES
+    ('not run', True)
+    """
     run, problem = _run_trace(side, options) if options.lean_trace else (None, "")
     if side.root is None or side.scan is None:
         return Premises(_premises_not_run(formalized, NO_SOURCES), NO_SOURCES, run, problem)
@@ -304,7 +329,16 @@ def _premises_not_run(results: Sequence[Result], reason: str) -> dict[str, _trac
 
 def toolchain_summary(side: LeanSide, premises: Premises,
                       options: VerifyOptions) -> dict[str, Any]:
-    """The ``toolchain`` part of the report: mode, ``lake``, each run, modules, trace."""
+    """The ``toolchain`` part of the report: mode, ``lake``, each run, modules, trace.
+
+    Examples
+    --------
+    >>> opts = VerifyOptions(lean="skip")
+    >>> side = run_lean_side(None, [], opts)
+    >>> summary = toolchain_summary(side, read_premises(side, [], opts), opts)
+    >>> summary["mode"], summary["build"], summary["reason"] == NO_SOURCES
+    ('skip', None, True)
+    """
     build = side.build
     trace_dir = options.trace_dir
     return {

@@ -73,7 +73,13 @@ class VerifyOptions:
         object.__setattr__(self, "id_sizes", dict(self.id_sizes or {}))
 
     def report_options(self) -> dict[str, Any]:
-        """The options recorded in the report (``options`` of schema ``qkforms.verify/3``)."""
+        """The options recorded in the report (``options`` of schema ``qkforms.verify/3``).
+
+        Examples
+        --------
+        >>> VerifyOptions(only=("thm4",), seed=3).report_options()["only"]
+        ['thm4']
+        """
         return {
             "seed": self.seed,
             "sizes": self.sizes,
