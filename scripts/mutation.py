@@ -77,7 +77,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
          "exact/verified_spectrum.py"],
         # the checks run on the mirror; the certified tests on the ball arithmetic and the
         # verified spectra (docs/certified.md)
-        ["tests/test_exact.py", "tests/test_checks.py", "tests/test_certified.py",
+        ["tests/test_exact.py", "tests/checks/test_checks.py", "tests/test_certified.py",
          "tests/test_properties_certified.py"],
     ),
     "gram": (

@@ -1,7 +1,8 @@
 """Sphinx extension: one page per registered result, and the dependency graph.
 
 At ``builder-inited`` it writes ``results/<id>.md`` for every row of
-:data:`qkforms.registry.RESULTS`: the statement and proof sketch (``docs/results.toml``),
+:data:`qkforms.registry.RESULTS`: the statement and proof sketch (``docs/results.toml``,
+read by :func:`qkforms.results_reference.load_page_text`),
 the Lean declarations with their source (read from ``lean/``), the exact Python check
 with its source, the hypothesis properties, and the status and the premises (read from
 a LeanDojo trace, docs/bridge.md) recorded by the latest
@@ -16,9 +17,13 @@ import importlib
 import inspect
 import json
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
+
+# conf.py puts python/ on sys.path before Sphinx loads this extension
+from qkforms import properties
+from qkforms.registry import RESULTS
+from qkforms.results_reference import load_page_text
 
 DECL_START = re.compile(
     r"^(?:@\[[^\]]*\]\s*)?(?:(?:private|protected|noncomputable)\s+)*"
@@ -182,74 +187,91 @@ def status_of(verify: dict[str, Any] | None, rid: str) -> str:
 
 
 def generate(app: Any) -> None:
-    from qkforms.registry import RESULTS
-
+    """Write ``results/<id>.md`` for every registered result and ``results/index.md``."""
     src = Path(app.srcdir)
     root = src.parent
-    data = tomllib.loads((src / "results.toml").read_text(encoding="utf-8"))
+    data = load_page_text(src / "results.toml")
     verify_path = src / "_generated" / "verify.json"
     verify = json.loads(verify_path.read_text()) if verify_path.exists() else None
     out = src / "results"
     out.mkdir(exist_ok=True)
     for r in RESULTS:
-        entry = data.get(r.id, {})
-        lines = [f"# `{r.id}` — {r.paper}", "", f"*{r.title}*", "", "## Statement", ""]
-        statement = entry.get("statement", "(statement missing from docs/results.toml)")
-        lines += [display_math(statement.strip())]
-        proof = display_math(entry.get("proof", "(none recorded)").strip())
-        lines += ["", "## Proof sketch", "", proof, ""]
-        uses = entry.get("uses", [])
-        if uses:
-            lines += ["Uses: " + ", ".join(f"[`{u}`]({u}.md)" for u in uses), ""]
-        lines += ["## Lean", ""]
-        if not r.lean_file:
-            lines += ["Not formalized in Lean (Python checks only; see docs/theory.md §14).", ""]
-        else:
-            lines += [f"File: `{r.lean_file}`", ""]
-            if not r.lean:
-                lines += ["No declaration is registered for this id yet.", ""]
-            for decl in r.lean:
-                srcs = lean_source(root, r.lean_file, decl) or next(
-                    (
-                        found
-                        for f in sorted((root / "lean").rglob("*.lean"))
-                        if (found := lean_source(root, str(f.relative_to(root)), decl))
-                    ),
-                    None,
-                )
-                lines += [f"### `{decl}`", ""]
-                lines += (
-                    ["```lean", srcs, "```", ""] if srcs
-                    else ["(declaration not found in the file)", ""]
-                )
-            lines += [
-                "These proofs have **not** been compiled where this site was built "
-                "(no Lean toolchain); see the status below.",
-                "",
-            ]
-        lines += ["## Python", "", f"Exact check: `{r.check}`", ""]
-        code = check_source(r.check)
-        if code:
-            lines += ["```python", code.rstrip(), "```", ""]
-        if r.properties:
-            from qkforms import properties
+        page = result_page(r, data.get(r.id, {}), root, verify)
+        (out / f"{r.id}.md").write_text(page, encoding="utf-8")
+    (out / "index.md").write_text(index_page(RESULTS, data), encoding="utf-8")
 
-            lines += ["Hypothesis properties (`qkforms.properties`, run by `qkforms verify` "
-                      "and by pytest):", ""]
-            for name in r.properties:
-                prop = properties.all_properties().get(name)
-                where = f" in `{prop.module}`" if prop else " (not defined)"
-                doc = f": {prop.doc}" if prop and prop.doc else ""
-                lines.append(f"* `{name}`{where}{doc}")
-            lines.append("")
-        lines += ["## Status", "", status_of(verify, r.id), ""]
-        if r.lean_file:
-            lines += ["## Premises", "",
-                      "The Mathlib and project declarations the Lean proofs name, from a "
-                      "LeanDojo trace of the library (docs/bridge.md, \"Premises\"):", "",
-                      premises_of(verify, r.id), ""]
-        (out / f"{r.id}.md").write_text("\n".join(lines), encoding="utf-8")
-    nodes = [r.id for r in RESULTS]
+
+def result_page(r: Any, entry: dict[str, Any], root: Path, verify: dict[str, Any] | None
+                ) -> str:
+    """The page of one result: statement, proof sketch, Lean, Python, status, premises."""
+    lines = [f"# `{r.id}` — {r.paper}", "", f"*{r.title}*", "", "## Statement", ""]
+    statement = entry.get("statement", "(statement missing from docs/results.toml)")
+    lines += [display_math(statement.strip())]
+    proof = display_math(entry.get("proof", "(none recorded)").strip())
+    lines += ["", "## Proof sketch", "", proof, ""]
+    uses = entry.get("uses", [])
+    if uses:
+        lines += ["Uses: " + ", ".join(f"[`{u}`]({u}.md)" for u in uses), ""]
+    lines += _lean_section(r, root)
+    lines += _python_section(r)
+    lines += ["## Status", "", status_of(verify, r.id), ""]
+    if r.lean_file:
+        lines += ["## Premises", "",
+                  "The Mathlib and project declarations the Lean proofs name, from a "
+                  "LeanDojo trace of the library (docs/bridge.md, \"Premises\"):", "",
+                  premises_of(verify, r.id), ""]
+    return "\n".join(lines)
+
+
+def _lean_section(r: Any, root: Path) -> list[str]:
+    lines = ["## Lean", ""]
+    if not r.lean_file:
+        return lines + ["Not formalized in Lean (Python checks only; see docs/theory.md §14).",
+                        ""]
+    lines += [f"File: `{r.lean_file}`", ""]
+    if not r.lean:
+        lines += ["No declaration is registered for this id yet.", ""]
+    for decl in r.lean:
+        srcs = lean_source(root, r.lean_file, decl) or next(
+            (
+                found
+                for f in sorted((root / "lean").rglob("*.lean"))
+                if (found := lean_source(root, str(f.relative_to(root)), decl))
+            ),
+            None,
+        )
+        lines += [f"### `{decl}`", ""]
+        lines += (
+            ["```lean", srcs, "```", ""] if srcs
+            else ["(declaration not found in the file)", ""]
+        )
+    return lines + [
+        "These proofs have **not** been compiled where this site was built "
+        "(no Lean toolchain); see the status below.",
+        "",
+    ]
+
+
+def _python_section(r: Any) -> list[str]:
+    lines = ["## Python", "", f"Exact check: `{r.check}`", ""]
+    code = check_source(r.check)
+    if code:
+        lines += ["```python", code.rstrip(), "```", ""]
+    if r.properties:
+        lines += ["Hypothesis properties (`qkforms.properties`, run by `qkforms verify` "
+                  "and by pytest):", ""]
+        for name in r.properties:
+            prop = properties.all_properties().get(name)
+            where = f" in `{prop.module}`" if prop else " (not defined)"
+            doc = f": {prop.doc}" if prop and prop.doc else ""
+            lines.append(f"* `{name}`{where}{doc}")
+        lines.append("")
+    return lines
+
+
+def index_page(results: Any, data: dict[str, dict[str, Any]]) -> str:
+    """``results/index.md``: the dependency graph and the table of every result."""
+    nodes = [r.id for r in results]
     edges = [(u, r) for r in nodes for u in data.get(r, {}).get("uses", []) if u in nodes]
     index = [
         "# Results",
@@ -265,13 +287,13 @@ def generate(app: Any) -> None:
         "| id | paper | statement | Lean |",
         "|---|---|---|---|",
     ]
-    for r in RESULTS:
+    for r in results:
         index.append(
             f"| [`{r.id}`]({r.id}.md) | {r.paper} | {r.title} | "
             f"{'`' + r.lean_file + '`' if r.lean_file else 'not formalized'} |"
         )
-    index += ["", "```{toctree}", ":hidden:", ""] + [r.id for r in RESULTS] + ["```", ""]
-    (out / "index.md").write_text("\n".join(index), encoding="utf-8")
+    index += ["", "```{toctree}", ":hidden:", ""] + [r.id for r in results] + ["```", ""]
+    return "\n".join(index)
 
 
 def setup(app: Any) -> dict[str, Any]:

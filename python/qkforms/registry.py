@@ -5,7 +5,9 @@ says where it is established: the Lean declarations that prove it (fully qualifi
 names, in one file of ``lean/QKForms/``, each carrying the docstring tag
 ``[qkforms:<id>]``), the exact Python check (``module:function``), the property
 tests (pytest node ids) and the docs page. ``qkforms verify`` checks every part
-side by side, and ``tests/test_registry.py`` fails when any part drifts.
+side by side, and ``tests/test_registry.py`` fails when any part drifts. The table of ids
+in ``docs/architecture.md`` §1 is generated from :data:`RESULTS`
+(:mod:`qkforms.results_reference`).
 
 Results not formalized in Lean have no declarations; their ``lean_status`` is
 ``"not formalized"``.
@@ -15,8 +17,8 @@ Examples
 >>> from qkforms.registry import get, ids
 >>> get("thm3").paper
 'Theorem 3'
->>> get("thm3").check
-'qkforms.checks:check_thm3'
+>>> get("thm3").check                   # the module defining it, and the function
+'qkforms.checks.signature:check_thm3'
 >>> get("cor1").lean_status
 'not formalized'
 >>> get("cor1").docs
@@ -64,7 +66,9 @@ class Result:
     lean_file : str or None
         The Lean file holding them, relative to the repository root.
     check : str
-        The exact Python check as ``"module:function"``.
+        The exact Python check as ``"module:function"``: the module of
+        :mod:`qkforms.checks` defining it and ``check_<id>`` (:func:`check_function_name`);
+        :mod:`qkforms.checks` exports it too.
     properties : tuple of str
         Names of its hypothesis properties in :mod:`qkforms.properties` (each starting
         with the id, ``.`` replaced by ``_``).
@@ -108,10 +112,6 @@ def check_function_name(result_id: str) -> str:
     return "check_" + result_id.replace(".", "_")
 
 
-def _check(result_id: str) -> str:
-    return f"qkforms.checks:{check_function_name(result_id)}"
-
-
 #: Every registered result, in the order of docs/architecture.md §1.
 RESULTS: tuple[Result, ...] = (
     Result(
@@ -127,7 +127,7 @@ RESULTS: tuple[Result, ...] = (
             "QKForms.lemma5_energy_identities",
         ),
         lean_file="lean/QKForms/EnergyIdentities.lean",
-        check=_check("lemma5"),
+        check="qkforms.checks.energy:check_lemma5",
         properties=(
             "lemma5_energy_identities",
             "lemma5_head_trace",
@@ -143,7 +143,7 @@ RESULTS: tuple[Result, ...] = (
             "QKForms.nPos_symPart_le_and_nNeg_symPart_le_of_rank_le",
         ),
         lean_file="lean/QKForms/RankBalance.lean",
-        check=_check("lemma3"),
+        check="qkforms.checks.signature:check_lemma3",
         properties=(
             "lemma3_rank_bound",
             "lemma3_float_and_exact_signatures_agree_on_known_spectra",
@@ -160,7 +160,7 @@ RESULTS: tuple[Result, ...] = (
             "QKForms.lemma2_pairing_bound",
         ),
         lean_file="lean/QKForms/PairingBound.lean",
-        check=_check("lemma2"),
+        check="qkforms.checks.pairing:check_lemma2",
         properties=(
             "lemma2_float_bound_and_closed_form",
             "lemma2_exact_bound_and_equality",
@@ -184,7 +184,7 @@ RESULTS: tuple[Result, ...] = (
         # the identity is in GramForm.lean (imported); energies and profile in GramProfile.lean
         # (which imports this file)
         lean_file="lean/QKForms/GramSpectrum.lean",
-        check=_check("lemma10"),
+        check="qkforms.checks.signature:check_lemma10",
         properties=(
             "lemma10_gram_route_identities",
             "lemma10_identities_hold_for_degenerate_heads",
@@ -202,7 +202,7 @@ RESULTS: tuple[Result, ...] = (
             "QKForms.signature_gram_of_surjective",
         ),
         lean_file="lean/QKForms/BalancedSignature.lean",
-        check=_check("thm3"),
+        check="qkforms.checks.signature:check_thm3",
         properties=(
             "thm3_surjective_heads_are_balanced",
             "thm3_degenerate_heads_are_not_balanced",
@@ -219,7 +219,7 @@ RESULTS: tuple[Result, ...] = (
             "QKForms.signature_symPart_of_dead",
         ),
         lean_file="lean/QKForms/LiveSignature.lean",
-        check=_check("thm3.live"),
+        check="qkforms.checks.signature:check_thm3_live",
         properties=(
             "thm3_live_dead_rows_keep_the_live_signature",
         ),
@@ -240,7 +240,7 @@ RESULTS: tuple[Result, ...] = (
             "QKForms.profile_transpose_mul_eq_of_gram_eq",
         ),
         lean_file="lean/QKForms/Profile.lean",
-        check=_check("def6"),
+        check="qkforms.checks.profile:check_def6",
         properties=(
             "def6_float_profile_matches_exact",
             "def6_invariances_exact",
@@ -256,7 +256,7 @@ RESULTS: tuple[Result, ...] = (
             "QKForms.profile_scale",
         ),
         lean_file="lean/QKForms/Profile.lean",
-        check=_check("lemma4"),
+        check="qkforms.checks.profile:check_lemma4",
         properties=(
             "lemma4_profile_scale_exact",
             "lemma4_profile_scale_float",
@@ -277,7 +277,7 @@ RESULTS: tuple[Result, ...] = (
             "QKForms.image_profile_rank_eq_one_eq_Theta",
         ),
         lean_file="lean/QKForms/RankOne.lean",
-        check=_check("prop4"),
+        check="qkforms.checks.profile:check_prop4",
         properties=(
             "prop4_rank_one_float",
             "prop4_rank_one_exact",
@@ -293,7 +293,7 @@ RESULTS: tuple[Result, ...] = (
             "QKForms.profile_mem_simplex",
         ),
         lean_file="lean/QKForms/ProfileFaces.lean",
-        check=_check("thm4.simplex"),
+        check="qkforms.checks.faces:check_thm4_simplex",
         properties=(
             "thm4_simplex_float",
             "thm4_simplex_exact",
@@ -308,7 +308,7 @@ RESULTS: tuple[Result, ...] = (
             "QKForms.profileA_eq_one_iff",
         ),
         lean_file="lean/QKForms/ProfileFaces.lean",
-        check=_check("thm4.a_face"),
+        check="qkforms.checks.faces:check_thm4_a_face",
         properties=(
             "thm4_a_face_float",
             "thm4_a_face_exact",
@@ -323,7 +323,7 @@ RESULTS: tuple[Result, ...] = (
             "QKForms.profileB_eq_one_iff",
         ),
         lean_file="lean/QKForms/ProfileFaces.lean",
-        check=_check("thm4.b_face"),
+        check="qkforms.checks.faces:check_thm4_b_face",
         properties=(
             "thm4_b_face_float_semidefinite",
             "thm4_b_face_exact_vertex",
@@ -342,7 +342,7 @@ RESULTS: tuple[Result, ...] = (
         ),
         # the converse (Weyl counting) imports ProfileFaces.lean, where the rest lives
         lean_file="lean/QKForms/ProfileFacesConverse.lean",
-        check=_check("thm4.d_face"),
+        check="qkforms.checks.faces:check_thm4_d_face",
         properties=(
             "thm4_d_face_exact",
             "thm4_d_face_float_vertex_and_weyl",
@@ -361,7 +361,7 @@ RESULTS: tuple[Result, ...] = (
         ),
         # the converse (Weyl counting) imports ProfileFaces.lean, where the rest lives
         lean_file="lean/QKForms/ProfileFacesConverse.lean",
-        check=_check("thm4.c_face"),
+        check="qkforms.checks.faces:check_thm4_c_face",
         properties=(
             "thm4_c_face_float_vertex",
             "thm4_c_face_exact",
@@ -375,7 +375,7 @@ RESULTS: tuple[Result, ...] = (
             "QKForms.not_profileB_eq_zero_and_pos_and_pos",
         ),
         lean_file="lean/QKForms/ProfileFaces.lean",
-        check=_check("thm4.empty_edge"),
+        check="qkforms.checks.faces:check_thm4_empty_edge",
         properties=(
             "thm4_empty_edge_float",
             "thm4_empty_edge_exact",
@@ -389,7 +389,7 @@ RESULTS: tuple[Result, ...] = (
             "QKForms.proportionalLobes",
         ),
         lean_file="lean/QKForms/ProportionalLobes.lean",
-        check=_check("lemma6"),
+        check="qkforms.checks.accumulation:check_lemma6",
         properties=(
             "lemma6_layer_cake_identity",
             "lemma6_sorted_pairing_is_maximal",
@@ -418,7 +418,7 @@ RESULTS: tuple[Result, ...] = (
             "QKForms.tendsto_accumulationLimit_atTop",
         ),
         lean_file="lean/QKForms/Accumulation.lean",
-        check=_check("thm5"),
+        check="qkforms.checks.accumulation:check_thm5",
         properties=(
             "thm5_deterministic_estimates",
             "thm5_limit_point_float_core_and_theta",
@@ -430,7 +430,7 @@ RESULTS: tuple[Result, ...] = (
         id="cor1",
         paper="Corollary 1",
         title="iid square baseline",
-        check=_check("cor1"),
+        check="qkforms.checks.energy:check_cor1",
         properties=(
             "cor1_moments_any_centred_law",
         ),
@@ -439,7 +439,7 @@ RESULTS: tuple[Result, ...] = (
         id="cor2",
         paper="Corollary 2",
         title="random QK-product baseline",
-        check=_check("cor2"),
+        check="qkforms.checks.energy:check_cor2",
         properties=(
             "cor2_moments_any_centred_laws",
         ),
@@ -448,7 +448,7 @@ RESULTS: tuple[Result, ...] = (
         id="prop5",
         paper="Proposition 5",
         title="low-rank symmetric energy",
-        check=_check("prop5"),
+        check="qkforms.checks.energy:check_prop5",
         properties=(
             "prop5_symmetric_laws_conditional_ratio",
             "prop5_gaussian_mean_ratio",
@@ -458,7 +458,7 @@ RESULTS: tuple[Result, ...] = (
         id="lemma7",
         paper="Lemma 7",
         title="bimodal identities",
-        check=_check("lemma7"),
+        check="qkforms.checks.pairing:check_lemma7",
         properties=(
             "lemma7_bimodal_identities",
         ),
@@ -467,7 +467,7 @@ RESULTS: tuple[Result, ...] = (
         id="lemma8",
         paper="Lemma 8",
         title="bimodal involution",
-        check=_check("lemma8"),
+        check="qkforms.checks.pairing:check_lemma8",
         properties=(
             "lemma8_involution",
             "lemma8_fixed_points_have_pairing_one",
@@ -477,7 +477,7 @@ RESULTS: tuple[Result, ...] = (
         id="lemma9",
         paper="Lemma 9",
         title="O/E/R moments",
-        check=_check("lemma9"),
+        check="qkforms.checks.pairing:check_lemma9",
         properties=(
             "lemma9_moments",
         ),
@@ -486,7 +486,7 @@ RESULTS: tuple[Result, ...] = (
         id="lemma1",
         paper="Lemma 1",
         title="biaffine decomposition",
-        check=_check("lemma1"),
+        check="qkforms.checks.attention:check_lemma1",
         properties=(
             "lemma1_biaffine_decomposition",
         ),
@@ -495,7 +495,7 @@ RESULTS: tuple[Result, ...] = (
         id="prop1",
         paper="Proposition 1",
         title="RoPE-like classification",
-        check=_check("prop1"),
+        check="qkforms.checks.attention:check_prop1",
         properties=(
             "prop1_rope_like_iff_powers",
         ),
@@ -504,7 +504,7 @@ RESULTS: tuple[Result, ...] = (
         id="prop3",
         paper="Proposition 3",
         title="homogenization",
-        check=_check("prop3"),
+        check="qkforms.checks.attention:check_prop3",
         properties=(
             "prop3_homogenized_scores_exact",
             "prop3_float_homogenized_form",

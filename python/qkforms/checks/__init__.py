@@ -8,11 +8,16 @@ deterministic parts. A check returns a :class:`CheckResult`; it does not raise w
 the statement fails on an instance (``passed`` is then false and ``detail`` names
 the instance).
 
+Each check is defined in a topic module (``energy``, ``signature``, ``profile``, ``faces``,
+``accumulation``, ``pairing``, ``attention``), named by its registry row
+(``check="qkforms.checks.signature:check_thm3"``), and exported here under the same name;
+:data:`CHECKS` maps the ids to them in registry order.
+
 Examples
 --------
->>> from qkforms.checks import run_check, CHECKS
->>> len(CHECKS)
-26
+>>> from qkforms.checks import run_check, CHECKS, check_thm3
+>>> len(CHECKS), CHECKS["thm3"] is check_thm3
+(26, True)
 >>> r = run_check("thm3", seed=1)
 >>> r.id, r.passed, r.method
 ('thm3', True, 'exact')
@@ -22,50 +27,77 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from types import ModuleType
 from typing import Any
 
-from qkforms.checks import (
-    accumulation,
-    attention,
-    energy,
-    faces,
-    pairing,
-    profile,
-    signature,
+from qkforms.checks.accumulation import check_lemma6, check_thm5
+from qkforms.checks.attention import check_lemma1, check_prop1, check_prop3
+from qkforms.checks.energy import check_cor1, check_cor2, check_lemma5, check_prop5
+from qkforms.checks.faces import (
+    check_thm4_a_face,
+    check_thm4_b_face,
+    check_thm4_c_face,
+    check_thm4_d_face,
+    check_thm4_empty_edge,
+    check_thm4_simplex,
 )
+from qkforms.checks.pairing import check_lemma2, check_lemma7, check_lemma8, check_lemma9
+from qkforms.checks.profile import check_def6, check_lemma4, check_prop4
 from qkforms.checks.result import METHODS, CheckResult
+from qkforms.checks.signature import check_lemma3, check_lemma10, check_thm3, check_thm3_live
 from qkforms.errors import ParameterError, QKFormsError
-from qkforms.registry import RESULTS, check_function_name
+from qkforms.registry import RESULTS, Result, check_function_name
 
-_MODULES: tuple[ModuleType, ...] = (
-    energy, signature, profile, faces, accumulation, pairing, attention,
-)
-
-
-def _resolve(result_id: str) -> Callable[..., CheckResult]:
-    """The check function of a registered id, found in the check modules."""
-    name = check_function_name(result_id)
-    hits = [getattr(m, name) for m in _MODULES if hasattr(m, name)]
-    if len(hits) != 1:
-        # error-contract: an invariant between the registry and the check modules, checked
-        # at import time; no user input reaches it (tests/test_registry.py covers it)
-        raise ImportError(f"registered result {result_id!r} needs exactly one function "
-                          f"{name} in qkforms.checks.*, found {len(hits)}")
-    return hits[0]
-
-
-#: id -> check, in registry order (docs/architecture.md §1), derived from the registry.
-CHECKS: dict[str, Callable[..., CheckResult]] = {r.id: _resolve(r.id) for r in RESULTS}
-globals().update({check_function_name(rid): f for rid, f in CHECKS.items()})
-
-__all__ = [  # the check names come from the registry
+__all__ = [
     "CHECKS",
     "METHODS",
     "CheckResult",
     "run_check",
-    *(check_function_name(rid) for rid in CHECKS),
+    # one per registered result, in registry order (docs/architecture.md §1)
+    "check_lemma5",
+    "check_lemma3",
+    "check_lemma2",
+    "check_lemma10",
+    "check_thm3",
+    "check_thm3_live",
+    "check_def6",
+    "check_lemma4",
+    "check_prop4",
+    "check_thm4_simplex",
+    "check_thm4_a_face",
+    "check_thm4_b_face",
+    "check_thm4_d_face",
+    "check_thm4_c_face",
+    "check_thm4_empty_edge",
+    "check_lemma6",
+    "check_thm5",
+    "check_cor1",
+    "check_cor2",
+    "check_prop5",
+    "check_lemma7",
+    "check_lemma8",
+    "check_lemma9",
+    "check_lemma1",
+    "check_prop1",
+    "check_prop3",
 ]
+
+
+def _resolve(r: Result) -> Callable[..., CheckResult]:
+    """The check a registry row names (``module:function``), as imported above."""
+    module, _, name = r.check.partition(":")
+    func = globals().get(name) if name in __all__ else None
+    if (func is None or getattr(func, "__module__", None) != module
+            or name != check_function_name(r.id)):
+        # error-contract: an invariant between the registry and the check modules, checked
+        # at import time; no user input reaches it (tests/test_registry.py covers it)
+        raise ImportError(f"registered result {r.id!r} names the check {r.check!r}, but "
+                          f"qkforms.checks exports no {check_function_name(r.id)} defined "
+                          f"in {module}")
+    return func
+
+
+#: id -> check, in registry order (docs/architecture.md §1), derived from the registry.
+CHECKS: dict[str, Callable[..., CheckResult]] = {r.id: _resolve(r) for r in RESULTS}
 
 _KEYWORD_KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 

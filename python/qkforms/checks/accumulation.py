@@ -24,6 +24,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from qkforms import accumulation_limit, profile_from_eigenvalues
 from qkforms.checks._tools import abs_sqrt_minus_le
 from qkforms.checks.result import CheckResult, Recorder
 
@@ -180,11 +181,27 @@ def check_thm5(seed: int = 0, *, sizes: tuple[int, ...] = (64, 1024), runs: int 
     >>> check_thm5(seed=1).passed
     True
     """
-    from qkforms.profile import profile_from_eigenvalues
-    from qkforms.theta import accumulation_limit
-
     rng = np.random.default_rng(seed)
     rec = Recorder("thm5", "exact+monte-carlo")
+    _limit_values(rec)
+    _limit_edges_and_endpoints(rec)
+    for rho in (Fraction(1, 2), Fraction(1), Fraction(2)):
+        for _ in range(2):
+            rec.instance()
+            n = int(rng.integers(4, 17))
+            xs = sorted((Fraction(float(v)) for v in rng.gamma(shape, size=n)), reverse=True)
+            xps = sorted((Fraction(float(v)) for v in rng.gamma(shape, size=n)), reverse=True)
+            vv = Fraction(int(rng.integers(1, 4)))
+            alpha, beta = [vv * x for x in xs], [rho * vv * x for x in xps]
+            bad = _estimates_hold(alpha, beta, rho)
+            rec.require(not bad, f"ρ = {rho}, n = {n}: estimates fail: {bad}")
+    _accumulation_monte_carlo(rec, rng, sizes, runs, shape)
+    return rec.result()
+
+
+def _limit_values(rec: Recorder) -> None:
+    """The limit point against the spec's worked examples, ``p(Θ)``, its edge, and the
+    float core's :func:`~qkforms.accumulation_limit`."""
     F = Fraction
     worked = {F(1, 2): (0.8, 0.2, 0.0), F(1): (1.0, 0.0, 0.0), F(2): (0.8, 0.0, 0.2),
               F(9, 10): (0.99448, 0.00552, 0.0), F(3, 4): (0.96, 0.04, 0.0),
@@ -206,6 +223,12 @@ def check_thm5(seed: int = 0, *, sizes: tuple[int, ...] = (64, 1024), runs: int 
         fl = accumulation_limit(float(rho))
         rec.require(all(abs(float(x) - float(y)) <= 1e-12 for x, y in zip(lim, fl, strict=True)),
                     f"ρ = {rho}: float core accumulation_limit {tuple(fl)}")
+
+
+def _limit_edges_and_endpoints(rec: Recorder) -> None:
+    """``b(ρ)`` strictly monotone on a rational grid; the vertices at ``ρ = 1`` and as
+    ``ρ -> 0``, ``ρ -> ∞`` (``QKForms/AccumulationEndpoints.lean``)."""
+    F = Fraction
     rec.instance()
     grid = [F(k, 8) for k in range(1, 9)]
     bs = [limit_point(r)[1] for r in grid]
@@ -222,19 +245,14 @@ def check_thm5(seed: int = 0, *, sizes: tuple[int, ...] = (64, 1024), runs: int 
         near_d = max(abs(x - y) for x, y in zip(limit_point(large), (0, 0, 0, 1), strict=True))
         rec.require(near_c <= 2 * small, f"ρ = {small}: distance {near_c} to the vertex c = 1")
         rec.require(near_d <= 2 / large, f"ρ = {large}: distance {near_d} to the vertex d = 1")
-    for rho in (F(1, 2), F(1), F(2)):
-        for _ in range(2):
-            rec.instance()
-            n = int(rng.integers(4, 17))
-            xs = sorted((F(float(v)) for v in rng.gamma(shape, size=n)), reverse=True)
-            xps = sorted((F(float(v)) for v in rng.gamma(shape, size=n)), reverse=True)
-            vv = F(int(rng.integers(1, 4)))
-            alpha, beta = [vv * x for x in xs], [rho * vv * x for x in xps]
-            bad = _estimates_hold(alpha, beta, rho)
-            rec.require(not bad, f"ρ = {rho}, n = {n}: estimates fail: {bad}")
-    # Monte Carlo at rho = 1/2
+
+
+def _accumulation_monte_carlo(rec: Recorder, rng: np.random.Generator,
+                              sizes: tuple[int, ...], runs: int, shape: float) -> None:
+    """At ``ρ = 1/2``: the distance to the limit drops between sizes (5 standard errors),
+    and ``|b - b*|`` stays within the deterministic bound in every run."""
     r_mc = 0.5
-    lim_mc = np.array([float(x) for x in limit_point(F(1, 2))])
+    lim_mc = np.array([float(x) for x in limit_point(Fraction(1, 2))])
     X = rng.gamma(shape, size=(runs, sizes[-1]))
     Xp = rng.gamma(shape, size=(runs, sizes[-1]))
     dists = []
@@ -259,4 +277,3 @@ def check_thm5(seed: int = 0, *, sizes: tuple[int, ...] = (64, 1024), runs: int 
     means = ", ".join(f"n={n}: {d.mean():.4f}" for n, d in zip(sizes, dists, strict=True))
     rec.note(f"Monte Carlo ρ = 1/2, Gamma({shape:g}), {runs} runs, mean distance {means}")
     rec.note("tolerance: 5 standard errors of the paired per-run drop")
-    return rec.result()

@@ -270,50 +270,9 @@ def check_lemma10(seed: int = 0, *, n: int = 2, N: int = 6, trials: int = 6) -> 
     """
     rng = np.random.default_rng(seed)
     rec = Recorder("lemma10", "exact")
-    x = flint.fmpq_poly([0, 1])
     kinds = ["surjective", "equal", "shared_row", "narrow"]
     for t in range(trials):
-        kind = kinds[t % len(kinds)]
-        nn = 1 + int(rng.integers(0, n))
-        NN = max(2 * nn, N) if kind != "narrow" else max(1, 2 * nn - 1)
-        W_Q, W_K = exact.random_head(rng, nn, NN, kind)  # type: ignore[arg-type]
-        M = exact.to_fmpq_mat(exact.stacked_matrix(W_Q, W_K))
-        S = exact.symmetric_head_form(W_Q, W_K)
-        A = exact.gram_operator(W_Q, W_K)
-        G = M * M.transpose()
-        rec.instance()
-        tag = f"{kind} head (n, N) = ({nn}, {NN})"
-        rec.require(S == half_swap_form(M, nn), f"{tag}: S != 1/2 M^T J M")
-        Sk, Ak = S, A
-        for k in range(1, 5):
-            rec.require(_trace(Sk) == _trace(Ak), f"{tag}: tr S^{k} != tr (JG/2)^{k}")
-            Sk, Ak = Sk * S, Ak * A
-        JG = A * 2
-        q = exact.frobenius_inner(S, S)
-        rec.require(q == exact.as_fraction(_trace(JG * JG)) / 4, f"{tag}: |S|^2 != tr(JG)^2/4")
-        pS, pA = exact.charpoly(S), exact.charpoly(A)
-        if NN >= 2 * nn:
-            rec.require(pS == x ** (NN - 2 * nn) * pA, f"{tag}: charpoly identity fails")
-        else:
-            rec.require(pA == x ** (2 * nn - NN) * pS, f"{tag}: charpoly identity fails")
-        if kind == "surjective":
-            rec.require(exact.signature(G) == (2 * nn, 0, 0), f"{tag}: G not positive definite")
-            rec.require(pA.coeffs()[0] != 0, f"{tag}: 1/2 J G is singular")
-            counts = exact.descartes_counts(pA.coeffs())
-            rec.require(counts == (nn, nn, 0), f"{tag}: spectrum of JG/2 has counts {counts}")
-        if kind == "surjective":  # |lambda_i| < 1 needs both signs (Lemma 9)
-            qq = flint.fmpq(q.numerator, q.denominator)
-            eyeN = flint.fmpq_mat(NN, NN, [int(i == j) for i in range(NN) for j in range(NN)])
-            eye2 = flint.fmpq_mat(2 * nn, 2 * nn, [int(i == j) for i in range(2 * nn)
-                                                   for j in range(2 * nn)])
-            try:
-                RS = (eyeN - S * S / qq).inv()
-                RA = (eye2 - A * A / qq).inv()
-            except ZeroDivisionError:
-                rec.require(False, f"{tag}: I - S^2/|S|^2 singular")
-                continue
-            rec.require(_trace(S * RS) == _trace(A * RA), f"{tag}: O-type trace transfer")
-            rec.require(_trace(S * S * RS) == _trace(A * A * RA), f"{tag}: E-type transfer")
+        _lemma10_head(rec, rng, kinds[t % len(kinds)], n, N)
     for t in range(trials):  # any factor F F^T = M M^T (dead rows make G singular)
         case = gram_factor_case(rng, n_live=1 + t % n, n_dead=t % 3, extra=1 + t % 2)
         rec.instance()
@@ -323,6 +282,56 @@ def check_lemma10(seed: int = 0, *, n: int = 2, N: int = 6, trials: int = 6) -> 
     rec.note("Gram factors: basis reduction, rotated and zero-padded factors of heads with "
              "0-2 dead rows: charpoly, signature counts, energies and profile agree")
     return rec.result()
+
+
+def _lemma10_head(rec: Recorder, rng: np.random.Generator, kind: str, n: int, N: int) -> None:
+    """The identities of Lemma 10 on one random head of this kind (one instance)."""
+    x = flint.fmpq_poly([0, 1])
+    nn = 1 + int(rng.integers(0, n))
+    NN = max(2 * nn, N) if kind != "narrow" else max(1, 2 * nn - 1)
+    W_Q, W_K = exact.random_head(rng, nn, NN, kind)  # type: ignore[arg-type]
+    M = exact.to_fmpq_mat(exact.stacked_matrix(W_Q, W_K))
+    S = exact.symmetric_head_form(W_Q, W_K)
+    A = exact.gram_operator(W_Q, W_K)
+    G = M * M.transpose()
+    rec.instance()
+    tag = f"{kind} head (n, N) = ({nn}, {NN})"
+    rec.require(S == half_swap_form(M, nn), f"{tag}: S != 1/2 M^T J M")
+    Sk, Ak = S, A
+    for k in range(1, 5):
+        rec.require(_trace(Sk) == _trace(Ak), f"{tag}: tr S^{k} != tr (JG/2)^{k}")
+        Sk, Ak = Sk * S, Ak * A
+    JG = A * 2
+    q = exact.frobenius_inner(S, S)
+    rec.require(q == exact.as_fraction(_trace(JG * JG)) / 4, f"{tag}: |S|^2 != tr(JG)^2/4")
+    pS, pA = exact.charpoly(S), exact.charpoly(A)
+    if NN >= 2 * nn:
+        rec.require(pS == x ** (NN - 2 * nn) * pA, f"{tag}: charpoly identity fails")
+    else:
+        rec.require(pA == x ** (2 * nn - NN) * pS, f"{tag}: charpoly identity fails")
+    if kind == "surjective":
+        rec.require(exact.signature(G) == (2 * nn, 0, 0), f"{tag}: G not positive definite")
+        rec.require(pA.coeffs()[0] != 0, f"{tag}: 1/2 J G is singular")
+        counts = exact.descartes_counts(pA.coeffs())
+        rec.require(counts == (nn, nn, 0), f"{tag}: spectrum of JG/2 has counts {counts}")
+        # |lambda_i| < 1 needs both signs (Lemma 9)
+        _moment_transfer(rec, tag, S, A, flint.fmpq(q.numerator, q.denominator))
+
+
+def _moment_transfer(rec: Recorder, tag: str, S: flint.fmpq_mat, A: flint.fmpq_mat,
+                     q: flint.fmpq) -> None:
+    """``tr f(S) = tr f(1/2 J G)`` for ``f(x) = x/(1 - x^2/q)`` and ``x^2/(1 - x^2/q)``."""
+    def eye(k: int) -> flint.fmpq_mat:
+        return flint.fmpq_mat(k, k, [int(i == j) for i in range(k) for j in range(k)])
+
+    try:
+        RS = (eye(S.nrows()) - S * S / q).inv()
+        RA = (eye(A.nrows()) - A * A / q).inv()
+    except ZeroDivisionError:
+        rec.require(False, f"{tag}: I - S^2/|S|^2 singular")
+        return
+    rec.require(_trace(S * RS) == _trace(A * RA), f"{tag}: O-type trace transfer")
+    rec.require(_trace(S * S * RS) == _trace(A * A * RA), f"{tag}: E-type transfer")
 
 
 def check_thm3(seed: int = 0, *, n: int = 3, N: int = 9, trials: int = 6,

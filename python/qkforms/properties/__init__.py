@@ -10,7 +10,7 @@ registry (:mod:`qkforms.registry`, field ``properties``) lists the names per res
 
 Two runners use the same definitions: ``qkforms verify`` runs them in process
 (:func:`qkforms.verify.python_side.run_properties`, profile ``ci``) and pytest collects
-them from ``tests/test_properties.py`` (one parametrized test, profile chosen by
+them from ``tests/properties/test_properties.py`` (one parametrized test, profile chosen by
 ``HYPOTHESIS_PROFILE``, default ``ci``).
 
 Profiles registered here: ``ci`` (derandomized, 100 examples, no deadline, no example

@@ -49,7 +49,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from qkforms.verify.lean_project import ALLOWED_AXIOMS, AXIOMS_SCRIPT, LIBRARY
+from qkforms.verify.checkout import LIBRARY
+from qkforms.verify.lean_project import ALLOWED_AXIOMS, AXIOMS_SCRIPT
+from qkforms.verify.statuses import BUILT, FAILED, NOT_RUN
 
 __all__ = [
     "LakeRun",
@@ -66,9 +68,6 @@ __all__ = [
     "build_and_audit",
 ]
 
-BUILT = "built"
-FAILED = "failed"
-NOT_RUN = "not run"
 
 
 @dataclass(frozen=True)

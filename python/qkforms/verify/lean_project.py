@@ -19,7 +19,7 @@ registry into named pass/fail checks:
   (:mod:`qkforms.verify.lean_rules`);
 * ``evidence`` -- every external name, dot-field, named argument and case name used in
   ``lean/QKForms`` has a well-formed entry in ``lean/names.toml``
-  (:mod:`qkforms.verify.lean_names`);
+  (:mod:`qkforms.verify.lean_evidence`);
 * ``import-layers`` -- the Theorem 3 chain imports no profile or accumulation module, and
   the profile chain no accumulation module (:data:`IMPORT_LAYERS`).
 
@@ -38,8 +38,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from qkforms._fs import MAX_JSON_BYTES, read_text
-from qkforms.errors import VerificationError
+from qkforms.errors import QKFormsError
 from qkforms.registry import LEAN_FORMALIZED, Result
+from qkforms.verify.checkout import LIBRARY
+from qkforms.verify.lean_evidence import EVIDENCE_FILE, check_evidence
+from qkforms.verify.lean_rules import house_rule_violations
 from qkforms.verify.lean_source import (
     Declaration,
     ForbiddenToken,
@@ -59,7 +62,6 @@ __all__ = [
     "LeanFile",
     "LeanScan",
     "StaticCheck",
-    "find_root",
     "scan",
     "static_checks",
     "check_pins",
@@ -74,7 +76,6 @@ MATHLIB_REV = "a3a10db0e9d66acbebf76c5e6a135066525ac900"
 ALLOWED_AXIOMS = frozenset({"propext", "Classical.choice", "Quot.sound"})
 #: the generated axiom audit script, relative to the root
 AXIOMS_SCRIPT = "lean/scripts/Axioms.lean"
-LIBRARY = "QKForms"
 #: the layers of the library, lowest first; a module may import only its own or lower layers
 IMPORT_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Theorem 3 chain", ("Basic", "EnergyIdentities", "RankBalance", "GramForm",
@@ -86,44 +87,6 @@ IMPORT_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                                            "ProportionalLobes", "GramProfile",
                                            "AccumulationEndpoints")),
 )
-
-
-def find_root(start: str | Path | None = None) -> Path:
-    """Find the repository root.
-
-    Searches upward from ``start`` (default: the current directory) for a directory
-    holding ``lakefile.lean``, then from this package's location; a directory with
-    ``pyproject.toml`` and ``lean/QKForms`` also counts (so a missing lakefile is
-    reported by the pin check rather than as a missing root).
-
-    Raises
-    ------
-    VerificationError
-        If no root is found.
-
-    Examples
-    --------
-    >>> (find_root() / "python" / "qkforms").is_dir()
-    True
-    """
-    starts = [Path.cwd() if start is None else Path(start), Path(__file__).resolve().parent]
-    for marker in (_has_lakefile, _has_project_layout):
-        for s in starts:
-            for d in [s.resolve(), *s.resolve().parents]:
-                if marker(d):
-                    return d
-    raise VerificationError(
-        f"no qkforms repository root (a directory with lakefile.lean) above {starts[0]} "
-        "or the installed package; pass --root"
-    )
-
-
-def _has_lakefile(d: Path) -> bool:
-    return (d / "lakefile.lean").is_file()
-
-
-def _has_project_layout(d: Path) -> bool:
-    return (d / "pyproject.toml").is_file() and (d / "lean" / LIBRARY).is_dir()
 
 
 @dataclass(frozen=True)
@@ -194,6 +157,7 @@ def scan(root: str | Path) -> LeanScan:
 
     Examples
     --------
+    >>> from qkforms.verify.checkout import find_root
     >>> s = scan(find_root())
     >>> all(p.startswith("lean/") for p in s.files)
     True
@@ -483,8 +447,6 @@ def check_axioms_script(root: str | Path, results: Sequence[Result]) -> StaticCh
 
 def check_house_rules(lean: LeanScan) -> StaticCheck:
     """The house rules of :mod:`qkforms.verify.lean_rules` hold in every library file."""
-    from qkforms.verify.lean_rules import house_rule_violations
-
     check = StaticCheck("house-rules", "noncomputable sections, decided `first`, scoped "
                         "notation opened")
     for path, f in sorted(lean.files.items()):
@@ -497,9 +459,6 @@ def check_house_rules(lean: LeanScan) -> StaticCheck:
 
 def check_evidence_file(root: str | Path) -> StaticCheck:
     """Every external name used in ``lean/QKForms`` has evidence in ``lean/names.toml``."""
-    from qkforms.errors import QKFormsError
-    from qkforms.verify.lean_names import EVIDENCE_FILE, check_evidence
-
     check = StaticCheck("evidence", f"every external name has an entry in {EVIDENCE_FILE}")
     if not (Path(root) / "lean" / LIBRARY).is_dir():
         return check
@@ -533,6 +492,7 @@ def static_checks(root: str | Path, results: Sequence[Result], lean: LeanScan | 
 
     Examples
     --------
+    >>> from qkforms.verify.checkout import find_root
     >>> [c.name for c in static_checks(find_root(), [])]  # doctest: +NORMALIZE_WHITESPACE
     ['declarations', 'tags', 'forbidden', 'pins', 'imports', 'axioms-script', 'house-rules',
      'evidence', 'import-layers']

@@ -77,9 +77,12 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from qkforms._fs import atomic_write, read_json
 from qkforms.errors import QKFormsError
-from qkforms.verify.lean_project import LIBRARY
+from qkforms.verify.checkout import LIBRARY
+from qkforms.verify.lake import run_lake
 from qkforms.verify.lean_source import Declaration
+from qkforms.verify.statuses import FAIL, NOT_RUN, PASS
 
 __all__ = [
     "TRACE_DIR",
@@ -110,10 +113,6 @@ EXTRACTOR_IN_DIST = "lean_dojo_v2/lean_dojo/data_extraction/ExtractData.lean"
 CORE_ROOTS = frozenset({"Init", "Lean", "Std", "Lake"})
 #: atoms that mean an unfinished proof
 SORRY_ATOMS = frozenset({"sorry", "admit"})
-
-PASS = "pass"
-FAIL = "fail"
-NOT_RUN = "not run"
 
 NO_TRACE = (
     "no LeanDojo trace: premises are read from the files LeanDojo's extractor writes "
@@ -313,8 +312,6 @@ def _sha256(path: Path) -> str:
 
 
 def _read_manifest(trace_dir: Path) -> tuple[dict[str, Any] | None, str]:
-    from qkforms._fs import read_json
-
     path = trace_dir / MANIFEST
     if not path.exists():
         if trace_dir.is_dir() and next(trace_dir.rglob("*.ast.json"), None) is not None:
@@ -350,8 +347,6 @@ def _decl_premises(root: Path, trace_dir: Path, decl: Declaration, path: str,
                        "traced)")
     json_rel = trace_json_path(path)
     if json_rel not in cache:
-        from qkforms._fs import read_json
-
         rel = json_rel[len(TRACE_DIR) + 1:]
         try:
             cache[json_rel] = read_json(trace_dir / rel, "LeanDojo trace")
@@ -538,9 +533,6 @@ def run_trace(lake: str, root: str | Path, files: Sequence[str], extractor: str 
     >>> run.ok, run.problem
     (False, "LeanDojo's extractor /no/ExtractData.lean does not exist")
     """
-    from qkforms._fs import atomic_write
-    from qkforms.verify.lake import run_lake
-
     root = Path(root).resolve()
     extractor = Path(extractor).resolve()
     result = TraceRun(str(extractor))

@@ -3,7 +3,7 @@
 Exact checks are the registered ``module:function`` callables (``qkforms.checks``),
 run in process with a seed and optional sizes. Properties are the registered names of
 :mod:`qkforms.properties`, run in process with the ``ci`` hypothesis profile (the same
-definitions pytest collects from ``tests/test_properties.py``).
+definitions pytest collects from ``tests/properties/test_properties.py``).
 
 Statuses: ``pass`` and ``fail`` only for a check that ran; ``not run`` (with the reason
 and how to enable it) for one that could not run, e.g. because an optional package is
@@ -26,27 +26,35 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from qkforms.errors import QKFormsError, VerificationError
+from qkforms.registry import Result
+from qkforms.verify.options import VerifyOptions
+from qkforms.verify.statuses import FAIL, NONE, NOT_RUN, PASS
 
 __all__ = [
     "PASS",
     "FAIL",
     "NOT_RUN",
     "NONE",
+    "NO_EXACT_CHECKS",
+    "NO_PROPERTY_TESTS",
     "ExactOutcome",
+    "PropertyOutcome",
     "SIZE_LIMITS",
     "check_sizes",
     "PropertyRun",
     "missing_package",
     "parse_sizes",
     "resolve_check",
+    "exact_outcome",
+    "property_outcome",
+    "registered_property_runs",
     "run_exact",
     "run_properties",
 ]
 
-PASS = "pass"
-FAIL = "fail"
-NOT_RUN = "not run"
-NONE = "none"
+#: why a column did not run when its option turned it off
+NO_EXACT_CHECKS = "--no-exact-checks"
+NO_PROPERTY_TESTS = "--no-property-tests"
 
 
 def missing_package(exc: BaseException) -> str | None:
@@ -340,7 +348,7 @@ def run_properties(
     [('prop4_theta_round_trip', 'pass'), ('no_such_property', 'fail')]
     """
     unique = list(dict.fromkeys(names))
-    try:
+    try:  # here, not at the top: a missing hypothesis makes the properties `not run`
         from hypothesis import reporting, settings
 
         from qkforms import properties
@@ -380,3 +388,69 @@ def run_properties(
         out[name] = PropertyRun(name, PASS, f"passed (up to {budget} examples)",
                                 time.perf_counter() - start, budget)
     return out
+
+
+# ------------------------------------------------------------------------ the row columns
+
+
+def exact_outcome(r: Result, options: VerifyOptions) -> ExactOutcome:
+    """The exact column of ``r``: its check run with the options' seed and sizes.
+
+    Examples
+    --------
+    >>> from qkforms.registry import get
+    >>> exact_outcome(get("thm3"), VerifyOptions(exact_checks=False)).detail
+    '--no-exact-checks'
+    """
+    if not options.exact_checks:
+        return ExactOutcome(NOT_RUN, None, None, NO_EXACT_CHECKS, 0.0)
+    return run_exact(r.id, r.check, seed=options.seed, sizes=options.sizes,
+                     id_sizes=options.id_sizes.get(r.id))
+
+
+def registered_property_runs(results: Sequence[Result],
+                             options: VerifyOptions) -> dict[str, PropertyRun] | None:
+    """Run the properties registered for ``results`` (``None`` when the options turn the
+    properties off).
+
+    Examples
+    --------
+    >>> registered_property_runs([], VerifyOptions(property_tests=False)) is None
+    True
+    """
+    if not options.property_tests:
+        return None
+    names = [n for r in results for n in r.properties]
+    return run_properties(names, max_examples=options.max_examples) if names else {}
+
+
+@dataclass
+class PropertyOutcome:
+    """Property status of one result and the outcome of each registered property."""
+
+    status: str
+    detail: str
+    runs: list[PropertyRun] = field(default_factory=list)
+
+
+def property_outcome(r: Result, runs: dict[str, PropertyRun] | None) -> PropertyOutcome:
+    """The property column of ``r`` from the runs of :func:`registered_property_runs`.
+
+    Examples
+    --------
+    >>> from qkforms.registry import get
+    >>> property_outcome(get("thm3"), None)
+    PropertyOutcome(status='not run', detail='--no-property-tests', runs=[])
+    """
+    if not r.properties:
+        return PropertyOutcome(NONE, "no properties registered")
+    if runs is None:
+        return PropertyOutcome(NOT_RUN, NO_PROPERTY_TESTS)
+    mine = [runs[n] for n in r.properties]
+    failed = [p for p in mine if p.status == FAIL]
+    if failed:
+        return PropertyOutcome(FAIL, "; ".join(f"{p.name}: {p.detail}" for p in failed), mine)
+    if all(p.status == PASS for p in mine):
+        return PropertyOutcome(PASS, f"{len(mine)} properties passed", mine)
+    reasons = list(dict.fromkeys(p.detail for p in mine if p.status != PASS))
+    return PropertyOutcome(NOT_RUN, "; ".join(reasons), mine)

@@ -44,13 +44,13 @@ from typing import Any
 
 from qkforms.registry import Result
 from qkforms.verify.lean_project import StaticCheck
+from qkforms.verify.lean_side import LEAN_BUILT, LEAN_FAILED, LeanOutcome
 from qkforms.verify.lean_trace import PremiseOutcome
-from qkforms.verify.python_side import FAIL, NOT_RUN, ExactOutcome, PropertyRun
+from qkforms.verify.python_side import ExactOutcome, PropertyOutcome
+from qkforms.verify.statuses import FAIL, NOT_RUN, PASS
 
 __all__ = [
     "SCHEMA",
-    "LeanOutcome",
-    "PropertyOutcome",
     "Row",
     "Report",
     "verdict",
@@ -59,33 +59,10 @@ __all__ = [
 ]
 
 SCHEMA = "qkforms.verify/3"
-LEAN_BUILT = "built"
-LEAN_FAILED = "failed"
-LEAN_NOT_RUN = NOT_RUN
-LEAN_NOT_FORMALIZED = "not formalized"
+#: the verdicts beside ``pass`` and ``fail`` (the words of :mod:`~qkforms.verify.statuses`)
 DISAGREE = "DISAGREE"
-FAILED = "fail"
 INCOMPLETE = "incomplete"
-PASSED = "pass"
 COLUMNS = ("Lean", "exact", "property")
-
-
-@dataclass
-class LeanOutcome:
-    """Lean status of one result, its declarations' audits and a short reason."""
-
-    status: str
-    detail: str
-    declarations: list[dict[str, Any]] = field(default_factory=list)
-
-
-@dataclass
-class PropertyOutcome:
-    """Property status of one result and the outcome of each registered property."""
-
-    status: str
-    detail: str
-    runs: list[PropertyRun] = field(default_factory=list)
 
 
 def verdict(lean: str, exact: str, prop: str) -> str:
@@ -94,10 +71,10 @@ def verdict(lean: str, exact: str, prop: str) -> str:
     if python_failed and lean == LEAN_BUILT:
         return DISAGREE
     if python_failed or lean == LEAN_FAILED:
-        return FAILED
+        return FAIL
     if NOT_RUN in (lean, exact, prop):
         return INCOMPLETE
-    return PASSED
+    return PASS
 
 
 @dataclass
@@ -211,7 +188,7 @@ class Report:
 
     def counts(self) -> dict[str, int]:
         """Number of rows per verdict."""
-        out = {v: 0 for v in (PASSED, INCOMPLETE, FAILED, DISAGREE)}
+        out = {v: 0 for v in (PASS, INCOMPLETE, FAIL, DISAGREE)}
         for row in self.rows:
             out[row.verdict] += 1
         return out
@@ -249,7 +226,7 @@ verify OK (nothing failed)'
         """
         c, nr = self.counts(), self.not_run_counts()
         return (
-            f"{c[PASSED]} pass, {c[INCOMPLETE]} incomplete, {c[FAILED]} fail, "
+            f"{c[PASS]} pass, {c[INCOMPLETE]} incomplete, {c[FAIL]} fail, "
             f"{c[DISAGREE]} disagree; not run: "
             + ", ".join(f"{col} {nr[col]}" for col in COLUMNS)
             + "; " + ("verify FAILED" if self.failures() else "verify OK (nothing failed)")

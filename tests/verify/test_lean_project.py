@@ -1,4 +1,4 @@
-"""``qkforms verify`` on a temporary copy of this repository's Lean side, with one thing broken.
+"""The static Lean checks (``lean_project``) on a copy of this repository, one thing broken.
 
 The copy holds ``lean/`` and the three pin files; the registry is the real one. Each
 test breaks the copy in one way and checks that the static half of ``verify`` fails
@@ -15,7 +15,7 @@ import pytest
 
 from qkforms import registry
 from qkforms.verify import verify
-from qkforms.verify.lean_project import find_root
+from qkforms.verify.checkout import find_root
 
 ROOT = find_root(Path(__file__).resolve().parent)
 

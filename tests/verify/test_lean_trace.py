@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from dojo_trace import byte_idx_positions, make_trace
+
 from qkforms.verify import lean_trace
 from qkforms.verify.lean_project import scan
 from qkforms.verify.lean_trace import MANIFEST, NO_TRACE, TRACE_DIR, premises_of

@@ -21,6 +21,18 @@ def test_every_registered_id_has_a_check() -> None:
         assert getattr(checks, check_function_name(rid)) is CHECKS[rid]
 
 
+def test_a_row_naming_another_module_than_the_defining_one_is_refused() -> None:
+    from qkforms.registry import Result, get
+
+    row = get("thm3")
+    assert checks._resolve(row) is checks.check_thm3
+    for spec in ("qkforms.checks.energy:check_thm3", "qkforms.checks:check_thm3",
+                 "qkforms.checks.signature:check_lemma3"):
+        wrong = Result(row.id, row.paper, row.title, check=spec)
+        with pytest.raises(ImportError, match="exports no check_thm3 defined in"):
+            checks._resolve(wrong)
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("result_id", list(CHECKS))
 def test_check_passes(result_id: str, seed: int) -> None:
