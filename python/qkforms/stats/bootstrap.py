@@ -141,7 +141,7 @@ def _index(groups: ArrayLike | None, size: int, n_boot: int,
     if draws is not None:
         return draws.index(groups, size, n_boot)
     if rng is None:
-        raise TypeError("give rng or draws")
+        raise TypeError("give rng or draws")  # error-contract: internal call, a programming error
     return resample_index(groups, size, n_boot, rng)
 
 
