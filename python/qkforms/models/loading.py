@@ -178,8 +178,8 @@ def _read_index(path: str) -> dict[str, str]:
 def _load_directory(directory: str, *, name: str | None, allow_pickle: bool,
                     checksum: bool, only: list[str] | None = None,
                     weights: list[str] | None = None, qk_norm: str = "refuse") -> Model:
-    from qkforms.models.config import read_config, refuse_qk_norm, spec_from_config
-    from qkforms.models.layouts import layout_for_model_type
+    from qkforms.models.config import read_config, refuse_qk_norm
+    from qkforms.models.layouts import layout_for_model_type, spec_from_config
 
     cfg_path = os.path.join(directory, "config.json")
     entries = sorted(os.listdir(directory))

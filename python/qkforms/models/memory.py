@@ -5,7 +5,7 @@
 in a notebook, ...) into the :class:`~qkforms.models.Model` that
 :func:`qkforms.models.load` would make of the same model saved with
 ``save_pretrained``: the config goes through the same
-:func:`~qkforms.models.config.spec_from_config`, the parameters (``model.state_dict()``)
+:func:`~qkforms.models.layouts.spec_from_config`, the parameters (``model.state_dict()``)
 are read through :class:`ArrayStore` under the same tensor names, and the same
 :mod:`~qkforms.models.layouts` cut them into heads -- fused projections (GPT-2's Conv1D
 ``c_attn``, BLOOM's and GPT-NeoX's head-interleaved ``query_key_value``), biases,
@@ -180,8 +180,8 @@ def from_transformers(model: Any, *, name: str | None = None, qk_norm: str = "re
     ...     print(str(exc)[:58])
     from_transformers needs a transformers model (with config.
     """
-    from qkforms.models.config import refuse_qk_norm, spec_from_config
-    from qkforms.models.layouts import layout_for_model_type
+    from qkforms.models.config import refuse_qk_norm
+    from qkforms.models.layouts import layout_for_model_type, spec_from_config
     from qkforms.models.loading import _assemble, refuse_by_qk_norm_policy
     from qkforms.models.scoremap import check_qk_norm_policy
 
