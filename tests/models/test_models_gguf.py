@@ -24,7 +24,7 @@ import tiny
 import qkforms.models as qm
 from qkforms.errors import CheckpointError, MissingTensorError, UnsupportedArchitectureError
 from qkforms.models.layouts.llama import unpermute_llamacpp
-from qkforms.models.registry import resolve_short_name
+from qkforms.models.short_names import resolve_short_name
 
 gguf = pytest.importorskip("gguf")
 

@@ -55,7 +55,7 @@ def load(source: str | os.PathLike[str], *, name: str | None = None,
         sharded with ``model.safetensors.index.json``), its ``config.json``, a ``.gguf``
         file (any architecture of :data:`qkforms.models.ggufio.GGUF_ARCHITECTURES`), a
         short name (``"smollm2"``, ``"minilm"``; see
-        :mod:`qkforms.models.registry`) or a hub id (``"org/model"``; needs
+        :mod:`qkforms.models.short_names`) or a hub id (``"org/model"``; needs
         ``huggingface_hub``, read from the local cache unless ``download=True``).
     name
         Display name for :attr:`ModelInfo.name` (default: from the checkpoint).

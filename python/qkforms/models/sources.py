@@ -1,7 +1,7 @@
 """Where a checkpoint comes from: paths, short names, hub ids, and the files' checksums.
 
 :func:`resolve` turns what the user typed into an existing local path: an existing file
-or directory as it is, a short name (:mod:`qkforms.models.registry`) to the files of
+or directory as it is, a short name (:mod:`qkforms.models.short_names`) to the files of
 its installed package, and, with ``huggingface_hub`` installed, a hub id to a snapshot
 in the local cache (downloaded only when asked). :func:`source_files` records the files
 read, with sizes and (streamed) sha256.
@@ -84,7 +84,7 @@ def resolve(source: str | os.PathLike[str], download: bool) -> tuple[str, str | 
         When the source is no existing path, no short name, and not a hub id that can
         be had (see :func:`resolve_hub`).
     """
-    from qkforms.models.registry import SHORT_NAMES, resolve_short_name
+    from qkforms.models.short_names import SHORT_NAMES, resolve_short_name
 
     text = os.fspath(source)
     if os.path.exists(text):
@@ -112,7 +112,7 @@ def resolve_hub(repo_id: str, download: bool, *, revision: str | None = None) ->
     ModelNotFoundError
         Without ``huggingface_hub``, or when the snapshot is neither cached nor fetched.
     """
-    from qkforms.models.registry import SHORT_NAMES
+    from qkforms.models.short_names import SHORT_NAMES
 
     try:
         import huggingface_hub
