@@ -291,7 +291,7 @@ class Head:
         """The float decision of the signature, with its margin (no exact arithmetic).
 
         Each eigenvalue of the reduced ``S`` carries the Gram engine's error bound
-        (:mod:`qkforms.gram`, Claim 3); the counts are *decided* when every eigenvalue
+        (:mod:`qkforms.gram_factor`, Claim 3); the counts are *decided* when every eigenvalue
         clears it, apart from the zeros known from dead dimensions and ``N < 2n``
         (:func:`qkforms.signature.decide_signature`).
 
