@@ -53,7 +53,7 @@ def load(source: str | os.PathLike[str], *, name: str | None = None,
     source
         A Hugging Face model directory (``config.json`` + ``*.safetensors``, optionally
         sharded with ``model.safetensors.index.json``), its ``config.json``, a ``.gguf``
-        file (any architecture of :data:`qkforms.models.ggufio.GGUF_ARCHITECTURES`), a
+        file (any architecture of :data:`qkforms.models.gguf_config.GGUF_ARCHITECTURES`), a
         short name (``"smollm2"``, ``"minilm"``; see
         :mod:`qkforms.models.short_names`) or a hub id (``"org/model"``; needs
         ``huggingface_hub``, read from the local cache unless ``download=True``).
@@ -280,7 +280,8 @@ def refuse_by_qk_norm_policy(subject: str, spec: ArchSpec, layout: Layout, qk_no
 
 def _load_gguf(path: str, *, name: str | None, checksum: bool,
                qk_norm: str = "refuse") -> Model:
-    from qkforms.models.ggufio import GGUFStore, gguf_architecture, spec_from_gguf
+    from qkforms.models.gguf_config import gguf_architecture, spec_from_gguf
+    from qkforms.models.ggufio import GGUFStore
     from qkforms.models.layouts.gguf import GGUFLayout
     from qkforms.models.scoremap import qk_norm_refusal
 

@@ -20,7 +20,7 @@ module         stored form                                                 model
 ``bert``       ``attention.self.query``/``key`` with biases (encoder)      bert
 ``gguf``       llama.cpp GGUF tensors (``blk.{i}.attn_q``/``attn_k`` or    GGUF files
                fused ``attn_qkv``), every architecture of
-               :data:`qkforms.models.ggufio.GGUF_ARCHITECTURES`
+               :data:`qkforms.models.gguf_config.GGUF_ARCHITECTURES`
 =============  ==========================================================  ==========
 
 Layouts of models that normalize their projected queries and keys put the
@@ -285,7 +285,7 @@ def layout_for_model_type(model_type: str) -> Layout:
         raise UnsupportedArchitectureError(
             f"unknown architecture {model_type!r}: qkforms reads "
             f"{', '.join(supported_model_types())} checkpoints (Hugging Face safetensors) "
-            "and GGUF files (qkforms.models.ggufio.GGUF_ARCHITECTURES)")
+            "and GGUF files (qkforms.models.gguf_config.GGUF_ARCHITECTURES)")
     return importlib.import_module(f"qkforms.models.layouts.{module}").LAYOUT
 
 
