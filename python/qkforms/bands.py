@@ -76,7 +76,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from qkforms.errors import NonFiniteError, ParameterError, ShapeError, format_value
+from qkforms.errors import NonFiniteError, ParameterError, ShapeError, ZeroFormError, format_value
 from qkforms.exact.balls import Interval
 from qkforms.exact.enclosure import CERTIFIED_STATS, STAT_RANGES
 from qkforms.gram import qr_factor, stack, unit_scale
@@ -574,8 +574,6 @@ def precision_band(W_Q: Any, W_K: Any, H_Q: Any, H_K: Any, *,
     >>> b.interval("a").lo < 0.5 < b.interval("a").hi, b.signature_stable
     (True, True)
     """
-    from qkforms.errors import ZeroFormError
-
     arrays = [np.asarray(x, dtype=np.float64) for x in (W_Q, W_K, H_Q, H_K)]
     if any(a.ndim != 2 for a in arrays):
         raise ShapeError("precision_band takes matrices W_Q, W_K, H_Q, H_K of shape (n, N); "

@@ -342,6 +342,7 @@ class Head:
                     f"{d.n_uncertain} eigenvalue(s) of S lie within their error bound "
                     f"(margin {d.margin:.3g}); use method='exact' (docs/survey.md, "
                     "\"Signatures: decided, never guessed\")")
+        # lazy: qkforms.exact loads flint, and import qkforms stays numpy-only
         from qkforms.exact.signature import head_signature
 
         return head_signature(self.W_Q, self.W_K)
@@ -377,6 +378,7 @@ class Head:
         n, N = self.n, self.N
         kind: str | None
         if exact:
+            # lazy: qkforms.exact loads flint, and import qkforms stays numpy-only
             from qkforms.exact.inertia import head_inertia
 
             r = head_inertia(self.W_Q, self.W_K)

@@ -57,6 +57,7 @@ from qkforms.exact.verified_spectrum import (
     gram_spectrum_enclosure,
     layer_exact_grams,
 )
+from qkforms.head import Head
 from qkforms.pairing import lobe_ratio_from_lobes, pairing_from_lobes
 from qkforms.parts import Energies
 from qkforms.profile import lobes_from_sorted, profile_from_lobes
@@ -264,8 +265,6 @@ def enclose(head: Any, W_K: Any = None, *, method: str = "auto", prec: int = PRE
     ...  zip("abcd", (Fraction(1, 4), Fraction(1, 4), Fraction(1, 2), 0))]
     [True, True, True, True]
     """
-    from qkforms.head import Head
-
     if isinstance(head, Head):
         if W_K is not None:
             raise ParameterError("enclose(head) takes a Head, or enclose(W_Q, W_K)")

@@ -33,7 +33,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from qkforms.errors import CheckpointError, UnsupportedArchitectureError
+from qkforms._fs import read_bytes
+from qkforms.errors import CheckpointError, QKFormsError, UnsupportedArchitectureError
 
 __all__ = [
     "ArchSpec",
@@ -212,9 +213,6 @@ def read_config(path: str | os.PathLike[str]) -> dict[str, Any]:
     >>> read_config(p)["model_type"]
     'bert'
     """
-    from qkforms._fs import read_bytes
-    from qkforms.errors import QKFormsError
-
     path = os.fspath(path)
     try:
         raw = read_bytes(path, "config")  # a regular file of bounded size

@@ -19,7 +19,7 @@ import json
 import os
 from pathlib import Path
 
-from qkforms._fs import open_regular
+from qkforms._fs import open_regular, read_bytes
 from qkforms.errors import (
     CheckpointError,
     MissingTensorError,
@@ -27,11 +27,17 @@ from qkforms.errors import (
     UnsafeFormatError,
     UnsafePathError,
 )
-from qkforms.models.config import ArchSpec
-from qkforms.models.layouts import Layout
+from qkforms.models.config import ArchSpec, read_config, refuse_qk_norm
+from qkforms.models.gguf_config import gguf_architecture, spec_from_gguf
+from qkforms.models.ggufio import GGUFStore
+from qkforms.models.layouts import Layout, layout_for_model_type, spec_from_config
+from qkforms.models.layouts.gguf import GGUFLayout
 from qkforms.models.model import Model, TensorStore
 from qkforms.models.records import ModelInfo
+from qkforms.models.safetensors import SafetensorsStore
+from qkforms.models.scoremap import check_qk_norm_policy, qk_norm_refusal
 from qkforms.models.sources import resolve, source_files
+from qkforms.models.torchbin import PICKLE_SUFFIXES, TorchBinStore
 
 __all__ = ["load"]
 
@@ -101,8 +107,6 @@ def load(source: str | os.PathLike[str], *, name: str | None = None,
     ...     print(type(exc).__mro__[1].__name__)
     CheckpointError
     """
-    from qkforms.models.scoremap import check_qk_norm_policy
-
     check_qk_norm_policy(qk_norm)
     path, display = resolve(source, download)
     name = name or display
@@ -137,8 +141,6 @@ def load(source: str | os.PathLike[str], *, name: str | None = None,
 
 
 def _pickle_suffixes() -> tuple[str, ...]:
-    from qkforms.models.torchbin import PICKLE_SUFFIXES
-
     return PICKLE_SUFFIXES
 
 
@@ -149,8 +151,6 @@ def _read_index(path: str) -> dict[str, str]:
     ``/abs/x.safetensors``, ``sub/x``) would read weights from outside the model
     directory, i.e. survey another checkpoint than the one named: it is refused.
     """
-    from qkforms._fs import read_bytes
-
     try:
         raw = read_bytes(path, "shard index")  # a regular file of bounded size
     except QKFormsError as exc:
@@ -178,9 +178,6 @@ def _read_index(path: str) -> dict[str, str]:
 def _load_directory(directory: str, *, name: str | None, allow_pickle: bool,
                     checksum: bool, only: list[str] | None = None,
                     weights: list[str] | None = None, qk_norm: str = "refuse") -> Model:
-    from qkforms.models.config import read_config, refuse_qk_norm
-    from qkforms.models.layouts import layout_for_model_type, spec_from_config
-
     cfg_path = os.path.join(directory, "config.json")
     entries = sorted(os.listdir(directory))
     if not os.path.isfile(cfg_path):
@@ -199,13 +196,9 @@ def _load_directory(directory: str, *, name: str | None, allow_pickle: bool,
     fmt = "safetensors"
     index = os.path.join(directory, "model.safetensors.index.json")
     if weights is not None:  # the safetensors file(s) the user named, nothing else
-        from qkforms.models.safetensors import SafetensorsStore
-
         store = SafetensorsStore(weights)
         paths = list(weights)
     elif only is None and os.path.isfile(index):
-        from qkforms.models.safetensors import SafetensorsStore
-
         weight_map = _read_index(index)
         shards = sorted(set(weight_map.values()))
         paths = [os.path.join(directory, s) for s in shards]
@@ -215,8 +208,6 @@ def _load_directory(directory: str, *, name: str | None, allow_pickle: bool,
         store = SafetensorsStore(paths, weight_map)
         meta_files.append(index)
     elif only is None and any(e.endswith(".safetensors") for e in entries):
-        from qkforms.models.safetensors import SafetensorsStore
-
         single = os.path.join(directory, "model.safetensors")
         named = [e for e in entries if e.startswith("model") and e.endswith(".safetensors")]
         paths = ([single] if os.path.isfile(single) else
@@ -232,8 +223,6 @@ def _load_directory(directory: str, *, name: str | None, allow_pickle: bool,
                                   "a shard index, or a .gguf file)")
         if not allow_pickle:
             _refuse_pickle(pickles)
-        from qkforms.models.torchbin import TorchBinStore
-
         weight_map = None
         bin_index = os.path.join(directory, "pytorch_model.bin.index.json")
         if only is None and os.path.isfile(bin_index):
@@ -270,8 +259,6 @@ def refuse_by_qk_norm_policy(subject: str, spec: ArchSpec, layout: Layout, qk_no
     >>> spec = ArchSpec("llama", "llama", 1, 4, 2, 2, 2, "rope", 1e4, 1.0)
     >>> refuse_by_qk_norm_policy("m", spec, layout_for_model_type("llama"), "refuse")
     """
-    from qkforms.models.scoremap import qk_norm_refusal
-
     if spec.qk_norm is not None and qk_norm == "refuse":
         gains = tuple(r.name for r in layout.requests(spec, 0)
                       if r.role in ("q_norm", "k_norm"))
@@ -280,11 +267,6 @@ def refuse_by_qk_norm_policy(subject: str, spec: ArchSpec, layout: Layout, qk_no
 
 def _load_gguf(path: str, *, name: str | None, checksum: bool,
                qk_norm: str = "refuse") -> Model:
-    from qkforms.models.gguf_config import gguf_architecture, spec_from_gguf
-    from qkforms.models.ggufio import GGUFStore
-    from qkforms.models.layouts.gguf import GGUFLayout
-    from qkforms.models.scoremap import qk_norm_refusal
-
     store = GGUFStore(path)
     try:
         norms = {f"blk.0.attn_{s}_norm.weight": s for s in "qk"}

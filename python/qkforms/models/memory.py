@@ -37,8 +37,12 @@ from typing import Any
 import numpy as np
 
 from qkforms.errors import CheckpointError, QKFormsError, format_value
+from qkforms.models.config import refuse_qk_norm
+from qkforms.models.layouts import layout_for_model_type, spec_from_config
+from qkforms.models.loading import _assemble, refuse_by_qk_norm_policy
 from qkforms.models.model import Model
 from qkforms.models.records import SourceFile
+from qkforms.models.scoremap import check_qk_norm_policy
 
 __all__ = ["ArrayStore", "from_transformers", "memory_source", "to_numpy"]
 
@@ -180,11 +184,6 @@ def from_transformers(model: Any, *, name: str | None = None, qk_norm: str = "re
     ...     print(str(exc)[:58])
     from_transformers needs a transformers model (with config.
     """
-    from qkforms.models.config import refuse_qk_norm
-    from qkforms.models.layouts import layout_for_model_type, spec_from_config
-    from qkforms.models.loading import _assemble, refuse_by_qk_norm_policy
-    from qkforms.models.scoremap import check_qk_norm_policy
-
     check_qk_norm_policy(qk_norm)
     config: Any = getattr(model, "config", None)
     if not callable(getattr(config, "to_dict", None)) or not callable(
