@@ -256,6 +256,10 @@ def enclose(head: Any, W_K: Any = None, *, method: str = "auto", prec: int = PRE
     ShapeError, NonFiniteError
         For malformed weights.
 
+    See Also
+    --------
+    qkforms.Head.enclose : the same enclosures, asked of a float head.
+
     Examples
     --------
     >>> from fractions import Fraction

@@ -439,6 +439,11 @@ def head_inertia(W_Q: MatrixLike, W_K: MatrixLike, *,
     -------
     HeadInertia
 
+    See Also
+    --------
+    qkforms.Head.exact : the same facts for a float head (an
+        :class:`~qkforms.exact.head.ExactHead`).
+
     Examples
     --------
     >>> import numpy as np
