@@ -15,8 +15,10 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from qkforms._fs import open_regular, read_bytes
@@ -109,39 +111,46 @@ def load(source: str | os.PathLike[str], *, name: str | None = None,
     """
     check_qk_norm_policy(qk_norm)
     path, display = resolve(source, download)
-    name = name or display
+    opts = _LoadOptions(name=name or display, allow_pickle=allow_pickle, checksum=checksum,
+                        qk_norm=qk_norm)
     if os.path.isdir(path):
-        return _load_directory(path, name=name, allow_pickle=allow_pickle, checksum=checksum,
-                               qk_norm=qk_norm)
+        return _load_directory(path, opts)
+    return _load_file(path, opts)
+
+
+@dataclass(frozen=True)
+class _LoadOptions:
+    """What :func:`load` was asked, handed to each format's loader."""
+
+    name: str | None
+    allow_pickle: bool
+    checksum: bool
+    qk_norm: str
+
+
+def _load_file(path: str, opts: _LoadOptions) -> Model:
+    """A checkpoint named by one file: chosen by suffix, then by the GGUF magic."""
     suffix = Path(path).suffix.lower()
+    here = os.path.dirname(os.path.abspath(path))
     if suffix == ".gguf":
-        return _load_gguf(path, name=name, checksum=checksum, qk_norm=qk_norm)
+        return _load_gguf(path, opts)
     if Path(path).name == "config.json":
-        return _load_directory(os.path.dirname(os.path.abspath(path)), name=name,
-                               allow_pickle=allow_pickle, checksum=checksum, qk_norm=qk_norm)
+        return _load_directory(here, opts)
     if suffix == ".safetensors":  # exactly this file, not whatever else the directory holds
-        return _load_directory(os.path.dirname(os.path.abspath(path)), name=name,
-                               allow_pickle=allow_pickle, checksum=checksum, qk_norm=qk_norm,
-                               weights=[os.path.abspath(path)])
-    if suffix in _pickle_suffixes():
-        if not allow_pickle:
+        return _load_directory(here, opts, weights=[os.path.abspath(path)])
+    if suffix in PICKLE_SUFFIXES:
+        if not opts.allow_pickle:
             _refuse_pickle([path])
-        return _load_directory(os.path.dirname(os.path.abspath(path)), name=name,
-                               allow_pickle=True, checksum=checksum, only=[path],
-                               qk_norm=qk_norm)
+        return _load_directory(here, dataclasses.replace(opts, allow_pickle=True), only=[path])
     try:
         with open_regular(path, "rb") as f:
             magic = f.read(4)
     except UnsafePathError as exc:
         raise CheckpointError(str(exc)) from None
     if magic == b"GGUF":
-        return _load_gguf(path, name=name, checksum=checksum, qk_norm=qk_norm)
+        return _load_gguf(path, opts)
     raise CheckpointError(f"{path}: unrecognised checkpoint file (expected a model "
                           "directory, config.json, .safetensors or .gguf)")
-
-
-def _pickle_suffixes() -> tuple[str, ...]:
-    return PICKLE_SUFFIXES
 
 
 def _read_index(path: str) -> dict[str, str]:
@@ -175,73 +184,87 @@ def _read_index(path: str) -> dict[str, str]:
     return weight_map
 
 
-def _load_directory(directory: str, *, name: str | None, allow_pickle: bool,
-                    checksum: bool, only: list[str] | None = None,
-                    weights: list[str] | None = None, qk_norm: str = "refuse") -> Model:
+def _load_directory(directory: str, opts: _LoadOptions, *, only: list[str] | None = None,
+                    weights: list[str] | None = None) -> Model:
+    """A Hugging Face model directory (or its one GGUF file, without ``config.json``);
+    ``weights``: the safetensors files named, ``only``: the pickle file named."""
     cfg_path = os.path.join(directory, "config.json")
     entries = sorted(os.listdir(directory))
     if not os.path.isfile(cfg_path):
         ggufs = [e for e in entries if e.lower().endswith(".gguf")]
         if len(ggufs) == 1 and only is None:
-            return _load_gguf(os.path.join(directory, ggufs[0]), name=name, checksum=checksum,
-                              qk_norm=qk_norm)
+            return _load_gguf(os.path.join(directory, ggufs[0]), opts)
         raise CheckpointError(f"{directory}: no config.json (a Hugging Face model directory "
                               "needs config.json next to its weights)")
     cfg = read_config(cfg_path)
     spec = spec_from_config(cfg)
     layout = layout_for_model_type(spec.architecture)
-    refuse_by_qk_norm_policy(f"{directory}: {spec.architecture!r}", spec, layout, qk_norm)
-    meta_files = [cfg_path]
+    refuse_by_qk_norm_policy(f"{directory}: {spec.architecture!r}", spec, layout, opts.qk_norm)
+    found = _directory_weights(directory, entries, opts.allow_pickle, only, weights)
+    store = found.store
+    try:
+        if spec.qk_norm is None:
+            refuse_qk_norm(cfg, store.names)
+        display = opts.name or str(cfg.get("_name_or_path") or "") or os.path.basename(
+            os.path.abspath(directory))
+        return _assemble(display, spec, layout, store,
+                         [cfg_path, *found.indexes, *found.paths], found.fmt, opts.checksum,
+                         qk_norm_policy="fold" if spec.qk_norm is not None else None)
+    except BaseException:
+        store.close()
+        raise
+
+
+@dataclass(frozen=True)
+class _DirectoryWeights:
+    """The weight files of a model directory, opened: the store, its files, the shard
+    index read (if any), and the format (``safetensors`` or ``pickle``)."""
+
     store: TensorStore
-    fmt = "safetensors"
+    paths: list[str]
+    indexes: list[str]
+    fmt: str
+
+
+def _directory_weights(directory: str, entries: list[str], allow_pickle: bool,
+                       only: list[str] | None, weights: list[str] | None
+                       ) -> _DirectoryWeights:
+    """Open the weights of a model directory: the files named, the shards of the index,
+    the safetensors files, or (allowed only) the pickle checkpoints."""
     index = os.path.join(directory, "model.safetensors.index.json")
     if weights is not None:  # the safetensors file(s) the user named, nothing else
-        store = SafetensorsStore(weights)
-        paths = list(weights)
-    elif only is None and os.path.isfile(index):
+        return _DirectoryWeights(SafetensorsStore(weights), list(weights), [], "safetensors")
+    if only is None and os.path.isfile(index):
         weight_map = _read_index(index)
         shards = sorted(set(weight_map.values()))
         paths = [os.path.join(directory, s) for s in shards]
         for p in paths:
             if not os.path.isfile(p):
                 raise CheckpointError(f"{index}: shard {os.path.basename(p)!r} is missing")
-        store = SafetensorsStore(paths, weight_map)
-        meta_files.append(index)
-    elif only is None and any(e.endswith(".safetensors") for e in entries):
+        return _DirectoryWeights(SafetensorsStore(paths, weight_map), paths, [index],
+                                 "safetensors")
+    if only is None and any(e.endswith(".safetensors") for e in entries):
         single = os.path.join(directory, "model.safetensors")
         named = [e for e in entries if e.startswith("model") and e.endswith(".safetensors")]
         paths = ([single] if os.path.isfile(single) else
                  [os.path.join(directory, e) for e in named or entries
                   if e.endswith(".safetensors")])
-        store = SafetensorsStore(paths)
-    else:
-        suffixes = _pickle_suffixes()
-        pickles = only or [os.path.join(directory, e) for e in entries
-                           if e.endswith(suffixes) and "training_args" not in e]
-        if not pickles:
-            raise CheckpointError(f"{directory}: no weights found (expected *.safetensors, "
-                                  "a shard index, or a .gguf file)")
-        if not allow_pickle:
-            _refuse_pickle(pickles)
-        weight_map = None
-        bin_index = os.path.join(directory, "pytorch_model.bin.index.json")
-        if only is None and os.path.isfile(bin_index):
-            weight_map = _read_index(bin_index)
-            pickles = [os.path.join(directory, s) for s in sorted(set(weight_map.values()))]
-            meta_files.append(bin_index)
-        store = TorchBinStore(pickles, weight_map)
-        paths = pickles
-        fmt = "pickle"
-    try:
-        if spec.qk_norm is None:
-            refuse_qk_norm(cfg, store.names)
-        display = name or str(cfg.get("_name_or_path") or "") or os.path.basename(
-            os.path.abspath(directory))
-        return _assemble(display, spec, layout, store, [*meta_files, *paths], fmt, checksum,
-                         qk_norm_policy="fold" if spec.qk_norm is not None else None)
-    except BaseException:
-        store.close()
-        raise
+        return _DirectoryWeights(SafetensorsStore(paths), paths, [], "safetensors")
+    pickles = only or [os.path.join(directory, e) for e in entries
+                       if e.endswith(PICKLE_SUFFIXES) and "training_args" not in e]
+    if not pickles:
+        raise CheckpointError(f"{directory}: no weights found (expected *.safetensors, "
+                              "a shard index, or a .gguf file)")
+    if not allow_pickle:
+        _refuse_pickle(pickles)
+    bin_map: dict[str, str] | None = None
+    indexes: list[str] = []
+    bin_index = os.path.join(directory, "pytorch_model.bin.index.json")
+    if only is None and os.path.isfile(bin_index):
+        bin_map = _read_index(bin_index)
+        pickles = [os.path.join(directory, s) for s in sorted(set(bin_map.values()))]
+        indexes.append(bin_index)
+    return _DirectoryWeights(TorchBinStore(pickles, bin_map), pickles, indexes, "pickle")
 
 
 def refuse_by_qk_norm_policy(subject: str, spec: ArchSpec, layout: Layout, qk_norm: str
@@ -265,8 +288,9 @@ def refuse_by_qk_norm_policy(subject: str, spec: ArchSpec, layout: Layout, qk_no
         raise qk_norm_refusal(subject, spec.qk_norm, gains)
 
 
-def _load_gguf(path: str, *, name: str | None, checksum: bool,
-               qk_norm: str = "refuse") -> Model:
+def _load_gguf(path: str, opts: _LoadOptions) -> Model:
+    """A llama.cpp GGUF file; every q/k tensor checked to be decodable."""
+    qk_norm = opts.qk_norm
     store = GGUFStore(path)
     try:
         norms = {f"blk.0.attn_{s}_norm.weight": s for s in "qk"}
@@ -282,8 +306,8 @@ def _load_gguf(path: str, *, name: str | None, checksum: bool,
             value_rows = spec.n_kv * n_v
         layout = GGUFLayout(arch, value_rows=value_rows, fold_qk_norm=qk_norm == "fold",
                             norm_shapes={s: shapes[t] for t, s in norms.items() if t in shapes})
-        display = name or str(store.metadata.get("general.name") or Path(path).stem)
-        model = _assemble(display, spec, layout, store, [path], "gguf", checksum,
+        display = opts.name or str(store.metadata.get("general.name") or Path(path).stem)
+        model = _assemble(display, spec, layout, store, [path], "gguf", opts.checksum,
                           qk_norm_policy="fold" if spec.qk_norm is not None else None)
         for layer in range(spec.n_layers):
             for tensor in model.tensor_names(layer).values():
