@@ -94,7 +94,7 @@ So one factorization serves every quantity: per head, one Cholesky (or QR), and 
 the eigenproblems a caller asks for (``want``): one symmetric ``2n`` for ``S``, one
 symmetric ``2n`` for ``T``, one symmetric ``n`` for the singular values of ``L``, one
 general ``n`` for the eigenvalues of ``L``; the products feeding them are ``n x n``
-blocks. ``tests/test_gram.py`` checks each item against dense ``N x N`` computations.
+blocks. ``tests/core/test_gram.py`` checks each item against dense ``N x N`` computations.
 
 Examples
 --------
