@@ -208,8 +208,7 @@ def _load_directory(directory: str, opts: _LoadOptions, *, only: list[str] | Non
         display = opts.name or str(cfg.get("_name_or_path") or "") or os.path.basename(
             os.path.abspath(directory))
         return _assemble(display, spec, layout, store,
-                         [cfg_path, *found.indexes, *found.paths], found.fmt, opts.checksum,
-                         qk_norm_policy="fold" if spec.qk_norm is not None else None)
+                         [cfg_path, *found.indexes, *found.paths], found.fmt, opts.checksum)
     except BaseException:
         store.close()
         raise
@@ -307,8 +306,7 @@ def _load_gguf(path: str, opts: _LoadOptions) -> Model:
         layout = GGUFLayout(arch, value_rows=value_rows, fold_qk_norm=qk_norm == "fold",
                             norm_shapes={s: shapes[t] for t, s in norms.items() if t in shapes})
         display = opts.name or str(store.metadata.get("general.name") or Path(path).stem)
-        model = _assemble(display, spec, layout, store, [path], "gguf", opts.checksum,
-                          qk_norm_policy="fold" if spec.qk_norm is not None else None)
+        model = _assemble(display, spec, layout, store, [path], "gguf", opts.checksum)
         for layer in range(spec.n_layers):
             for tensor in model.tensor_names(layer).values():
                 store.check_decodable(tensor)
@@ -360,9 +358,9 @@ def _refuse_extra_layers(spec: ArchSpec, layout: Layout, store: TensorStore, pre
 
 
 def _assemble(display: str, spec: ArchSpec, layout: Layout, store: TensorStore,
-              files: list[str], fmt: str, checksum: bool,
-              qk_norm_policy: str | None = None) -> Model:
-    """Check every layer's q/k tensors against the config; build the Model."""
+              files: list[str], fmt: str, checksum: bool) -> Model:
+    """Check every layer's q/k tensors against the config; build the Model (its q/k-norm
+    policy is ``fold`` when the spec has a q/k norm: the loaders refused it otherwise)."""
     weight_files = files[-1:] if fmt == "gguf" else files
     prefix = _find_prefix(store, layout.requests(spec, 0)[0].name, weight_files,
                           layout.prefix_marker(spec))
@@ -391,5 +389,5 @@ def _assemble(display: str, spec: ArchSpec, layout: Layout, store: TensorStore,
     _refuse_extra_layers(spec, layout, store, prefix, weight_files)
     info = ModelInfo(name=display, spec=spec, dtype=",".join(sorted(dtypes)),
                      files=source_files(files, checksum), format=fmt,
-                     qk_norm_policy=qk_norm_policy)
+                     qk_norm_policy="fold" if spec.qk_norm is not None else None)
     return Model(info, layout, store, plan)

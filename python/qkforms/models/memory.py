@@ -199,8 +199,7 @@ def from_transformers(model: Any, *, name: str | None = None, qk_norm: str = "re
     if spec.qk_norm is None:
         refuse_qk_norm(cfg, store.names)
     display = name or str(cfg.get("_name_or_path") or "") or what
-    out = _assemble(display, spec, layout, store, [], "transformers", checksum=False,
-                    qk_norm_policy="fold" if spec.qk_norm is not None else None)
+    out = _assemble(display, spec, layout, store, [], "transformers", checksum=False)
     arrays = [store.read(t) for layer in range(spec.n_layers)
               for t in out.tensor_names(layer).values()] if checksum else []
     out.info = dataclasses.replace(out.info, files=(memory_source(what, arrays, checksum),))
