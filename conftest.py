@@ -87,7 +87,7 @@ def installed_by(extras: frozenset[str]) -> frozenset[str]:
                     req.marker.evaluate({"extra": e}) for e in (*wanted, "")):
                 continue
             todo.append((canonicalize_name(req.name), frozenset(req.extras)))
-    from qkforms.models.registry import SHORT_NAMES  # installed by the test command
+    from qkforms.models.short_names import SHORT_NAMES  # installed by the test command
 
     return frozenset(dists | {canonicalize_name(e.pip_name) for e in SHORT_NAMES.values()})
 

@@ -37,7 +37,7 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT / "python"), "OMP_NUM_THREADS": "1",
 FLOOR = r"""
 import os, torch, transformers
 torch.set_num_threads(1)
-from qkforms.models.registry import resolve_short_name
+from qkforms.models.short_names import resolve_short_name
 path = resolve_short_name("smollm2")[0]
 d, f = os.path.dirname(path), os.path.basename(path)
 tok = transformers.AutoTokenizer.from_pretrained(d, gguf_file=f)

@@ -114,7 +114,7 @@ import json, sys, tempfile, time
 from pathlib import Path
 import numpy as np
 import qkforms.models as qm
-from qkforms import gram
+from qkforms import gram, gram_factor
 from qkforms.survey.parallel import blas_single_thread
 from qkforms.survey.statistics import head_columns
 from qkforms.survey.store import PartStore
@@ -132,7 +132,7 @@ prof["read_decode"], lw = best(lambda: m.layer(0))
 N, n = m.info.N, m.info.n
 with blas_single_thread():
     prof["gram_blocks"], G = best(lambda: gram.layer_gram(lw.W_Q, lw.W_K, lw.kv_index))
-    prof["cholesky"], (F, _) = best(lambda: gram._cholesky(G))
+    prof["cholesky"], (F, _) = best(lambda: gram_factor._cholesky(G))
     prof["factor_blocks"], _ = best(lambda: gram.spectra_from_factor(F, n, want=()))
     for key in gram.SPECTRA:  # each eigenproblem alone (minus the shared blocks)
         t, _ = best(lambda: gram.spectra_from_factor(F, n, want=(key,)))

@@ -66,7 +66,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "core": (
         ["parts.py", "signature.py", "profile.py", "pairing.py", "theta.py", "faces.py",
          "arithmetic.py", "head.py", "_validate.py"],
-        ["tests/test_core.py", "tests/test_gram.py", "tests/test_error_contract.py",
+        ["tests/core/test_core.py", "tests/core/test_gram.py", "tests/test_error_contract.py",
          "tests/survey/test_survey_statistics.py",
          "tests/reliability/test_reliability_scale.py"],  # input contract, extreme scales
     ),
@@ -77,12 +77,13 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
          "exact/verified_spectrum.py"],
         # the checks run on the mirror; the certified tests on the ball arithmetic and the
         # verified spectra (docs/certified.md)
-        ["tests/test_exact.py", "tests/checks/test_checks.py", "tests/test_certified.py",
-         "tests/test_properties_certified.py"],
+        ["tests/exact/test_exact.py", "tests/checks/test_checks.py",
+         "tests/exact/test_certified.py", "tests/test_properties_certified.py"],
     ),
     "gram": (
-        ["gram.py"],
-        ["tests/test_gram.py", "tests/test_core.py", "tests/survey/test_survey_statistics.py"],
+        ["gram.py", "gram_factor.py", "live_pair.py"],  # the engine, split in three (#26)
+        ["tests/core/test_gram.py", "tests/core/test_core.py",
+         "tests/survey/test_survey_statistics.py"],
     ),
     "stats": (
         ["stats/baseline.py", "stats/bootstrap.py", "stats/fits.py", "stats/layer.py",

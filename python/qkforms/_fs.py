@@ -43,7 +43,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from qkforms.errors import OutputError, ParameterError, UnsafePathError
+from qkforms.errors import OutputError, ParameterError, QKFormsError, UnsafePathError
 
 __all__ = [
     "MAX_JSON_BYTES",
@@ -230,8 +230,6 @@ def read_bytes(path: str | os.PathLike[str], what: str = "file", *,
     ...     print(str(exc).split(": ", 1)[1])
     the run record is 100 bytes, more than a run record can be (10 bytes); refused
     """
-    from qkforms.errors import QKFormsError
-
     def too_big(size: int) -> QKFormsError:
         return QKFormsError(f"{os.fspath(path)}: the {what} is {size} bytes, more than a "
                             f"{what} can be ({limit} bytes); refused")
@@ -274,8 +272,6 @@ def read_text(path: str | os.PathLike[str], what: str = "file", *,
     ...     print(str(exc).split(": ", 1)[1])
     the Lean source is not UTF-8 text (byte 0xff at offset 10)
     """
-    from qkforms.errors import QKFormsError
-
     data = read_bytes(path, what, limit=limit)
     try:
         return data.decode("utf-8")
@@ -306,8 +302,6 @@ def read_json(path: str | os.PathLike[str], what: str = "JSON file", *,
     ...     print(str(exc).split(":")[1].strip())
     corrupt run record (not valid JSON
     """
-    from qkforms.errors import QKFormsError
-
     try:
         data = read_bytes(path, what, limit=limit)
     except FileNotFoundError as exc:

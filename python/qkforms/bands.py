@@ -76,7 +76,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from qkforms.errors import NonFiniteError, ParameterError, ShapeError, format_value
+from qkforms.errors import NonFiniteError, ParameterError, ShapeError, ZeroFormError, format_value
 from qkforms.exact.balls import Interval
 from qkforms.exact.enclosure import CERTIFIED_STATS, STAT_RANGES
 from qkforms.gram import qr_factor, stack, unit_scale
@@ -427,6 +427,27 @@ def _as_layer(name: str, a: Any) -> Array:
     return arr
 
 
+def _checked_layer(W_Q: Any, W_K: Any, H_Q: Any, H_K: Any,
+                   kv_index: Sequence[int] | NDArray[np.integer[Any]] | None
+                   ) -> tuple[Array, Array, Array, Array, NDArray[np.int64]]:
+    """The layer's weights, half-widths and key index of :func:`layer_bands`, checked."""
+    Q, K = _as_layer("W_Q", W_Q), _as_layer("W_K", W_K)
+    HQ, HK = _as_layer("H_Q", H_Q), _as_layer("H_K", H_K)
+    if HQ.shape != Q.shape or HK.shape != K.shape:
+        raise ShapeError(f"half-widths must have the shapes of the weights: W_Q {Q.shape}, "
+                         f"H_Q {HQ.shape}, W_K {K.shape}, H_K {HK.shape}")
+    if Q.shape[1:] != K.shape[1:]:
+        raise ShapeError(f"W_Q heads have shape {Q.shape[1:]}, W_K heads {K.shape[1:]}")
+    if (HQ < 0).any() or (HK < 0).any():
+        raise ParameterError("storage half-widths must be nonnegative")
+    n_q = Q.shape[0]
+    kv = np.arange(n_q) if kv_index is None else np.asarray(kv_index, dtype=np.int64)
+    if kv.shape != (n_q,) or (n_q and (kv.min() < 0 or kv.max() >= K.shape[0])):
+        raise ShapeError(f"kv_index must have {n_q} entries in [0, {K.shape[0]}), got "
+                         f"{format_value(kv.tolist())}")
+    return Q, K, HQ, HK, kv
+
+
 def layer_bands(
     W_Q: Any, W_K: Any, H_Q: Any, H_K: Any,
     kv_index: Sequence[int] | NDArray[np.integer[Any]] | None = None, *,
@@ -470,20 +491,8 @@ def layer_bands(
     >>> [b.kind for b in bands], all(b.signature_stable for b in bands)
     (['rigorous-float', 'rigorous-float'], True)
     """
-    Q, K = _as_layer("W_Q", W_Q), _as_layer("W_K", W_K)
-    HQ, HK = _as_layer("H_Q", H_Q), _as_layer("H_K", H_K)
-    if HQ.shape != Q.shape or HK.shape != K.shape:
-        raise ShapeError(f"half-widths must have the shapes of the weights: W_Q {Q.shape}, "
-                         f"H_Q {HQ.shape}, W_K {K.shape}, H_K {HK.shape}")
-    if Q.shape[1:] != K.shape[1:]:
-        raise ShapeError(f"W_Q heads have shape {Q.shape[1:]}, W_K heads {K.shape[1:]}")
-    if (HQ < 0).any() or (HK < 0).any():
-        raise ParameterError("storage half-widths must be nonnegative")
+    Q, K, HQ, HK, kv = _checked_layer(W_Q, W_K, H_Q, H_K, kv_index)
     n_q, n = Q.shape[0], Q.shape[1]
-    kv = np.arange(n_q) if kv_index is None else np.asarray(kv_index, dtype=np.int64)
-    if kv.shape != (n_q,) or (n_q and (kv.min() < 0 or kv.max() >= K.shape[0])):
-        raise ShapeError(f"kv_index must have {n_q} entries in [0, {K.shape[0]}), got "
-                         f"{format_value(kv.tolist())}")
     want = np.ones(n_q, dtype=bool) if valid is None else np.asarray(valid, dtype=bool)
     out: list[Band | None] = [None] * n_q
     heads, data, radii, kinds = [], [], [], []
@@ -574,8 +583,6 @@ def precision_band(W_Q: Any, W_K: Any, H_Q: Any, H_K: Any, *,
     >>> b.interval("a").lo < 0.5 < b.interval("a").hi, b.signature_stable
     (True, True)
     """
-    from qkforms.errors import ZeroFormError
-
     arrays = [np.asarray(x, dtype=np.float64) for x in (W_Q, W_K, H_Q, H_K)]
     if any(a.ndim != 2 for a in arrays):
         raise ShapeError("precision_band takes matrices W_Q, W_K, H_Q, H_K of shape (n, N); "

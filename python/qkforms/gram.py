@@ -85,39 +85,16 @@ multiply out ``(2T_red)^T (2T_red)``. (3) The nonzero rows of ``L_red`` are
 (5) ``|K^T Q|^2 = tr(Q^T K K^T Q) = <K K^T, Q Q^T>``, ``tr(K^T Q) = tr(Q K^T)``
 and ``tr((K^T Q)^2) = tr((Q K^T)^2)``. ∎
 
-**Claim 3 (float error model for signs).** *Let* ``u = 2^-53``, ``t = tr G = |M|_F^2``
-*and* ``lam_hat`` *a computed eigenvalue of* ``S_red`` *(of the live pair). To first
-order in* ``u``, *under the standard backward-error model of floating point, the
-eigenvalue* ``lam`` *of the exact* ``S_red`` *matched to it in sorted order satisfies*
-``|lam_hat - lam| <= err = rel * |lam_hat| + abs``, *with*
-
-* *Cholesky heads:* ``rel = eta = (N + 2n + 1) u t |F^-1|_F^2`` *and* ``abs = 4 n u t``;
-  *if* ``eta < 1`` *the exact* ``G`` *is positive definite, so the stacked map is onto;*
-* *QR heads:* ``rel = 0`` *and* ``abs = (2 n N + 4 n) u t``.
-
-*Proof sketch.* Forming ``G`` (dot products of length N) and its Cholesky factor give
-``F F^T = G + E`` with ``|E|_2 <= (N + 2n + 1) u t`` (Higham, *Accuracy and Stability of
-Numerical Algorithms*, 2002, (3.5) and Thm 10.3). Write ``G = F W F^T`` with
-``W = I - F^-1 E F^-T``, ``|I - W| <= eta``; if ``eta < 1``, ``W = V V^T`` and ``F V`` is
-an exact factor of ``G``, so the exact ``S_red`` is congruent to the computed one by
-``V`` and Ostrowski's theorem moves each eigenvalue by a factor in ``[1 - eta, 1 + eta]``.
-Householder QR is backward stable: ``M + dM = F U^T`` with ``|dM|_F <= 2nN u |M|_F``
-(Higham Thm 19.4, its constant taken as 1), which moves the eigenvalues of ``S`` by at
-most ``|dM|_2 |M|_2`` (Weyl). Forming ``S_red`` from ``n x n`` blocks and the symmetric
-eigensolver add at most ``4 n u t``. ∎
-
-The constants are those of the worst-case analysis, so the bound is pessimistic, but it
-is *not* a certificate (the ``O(u^2)`` terms and the eigensolver's constant are not
-bounded rigorously): :func:`qkforms.signature.decide_signature` calls a signature
-*decided in float* when every live eigenvalue clears its ``err`` (or is a known
-structural zero), and reports the margin otherwise. Certificates: ``--certify``
-(verified enclosures) and ``--exact`` (exact arithmetic).
+**Claim 3 (float error model for signs)** bounds the error of each computed eigenvalue
+of ``S``: it is stated and proved in :mod:`qkforms.gram_factor`, with the factors
+(Cholesky, QR and the fallback rule) it is about. The live pair is
+:mod:`qkforms.live_pair`.
 
 So one factorization serves every quantity: per head, one Cholesky (or QR), and only
 the eigenproblems a caller asks for (``want``): one symmetric ``2n`` for ``S``, one
 symmetric ``2n`` for ``T``, one symmetric ``n`` for the singular values of ``L``, one
 general ``n`` for the eigenvalues of ``L``; the products feeding them are ``n x n``
-blocks. ``tests/test_gram.py`` checks each item against dense ``N x N`` computations.
+blocks. ``tests/core/test_gram.py`` checks each item against dense ``N x N`` computations.
 
 Examples
 --------
@@ -136,15 +113,23 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from qkforms._validate import as_float_array
-from qkforms.errors import ParameterError, ShapeError, format_value
+from qkforms.errors import ShapeError
+from qkforms.gram_factor import (
+    SPECTRA,
+    factor_heads,
+    padded_factor,
+    qr_factor,
+    spectra_from_factor,
+    stack,
+    stacked_rank,
+)
+from qkforms.live_pair import live_dimensions, live_pair_gram, pad_live_spectrum
 from qkforms.parts import FloatEnergies, energies_from_norm_and_trace
-from qkforms.tolerances import PIVOT_LIMIT
 
 __all__ = [
     "SPECTRA",
@@ -153,15 +138,13 @@ __all__ = [
     "head_spectra",
     "layer_gram",
     "layer_spectra",
+    "live_dimensions",
     "qr_factor",
     "spectra_from_factor",
     "stack",
     "stacked_rank",
     "unit_scale",
 ]
-
-#: the spectra the engine can compute (each costs one eigenproblem per head)
-SPECTRA: tuple[str, ...] = ("eig_S", "sv_T", "sv_L_sq", "abs_eig_L")
 
 Array = NDArray[np.float64]
 
@@ -194,8 +177,9 @@ class LayerSpectra:
         spectra are those of the live pair, padded with exact zeros (float, NaN for
         failed heads).
     err_rel, err_abs : ndarray, shape (h,)
-        The float error model of Claim 3: each computed eigenvalue ``lam`` of ``S`` is
-        within ``err_rel * |lam| + err_abs`` of an exact one (first order).
+        The float error model of Claim 3 (:mod:`qkforms.gram_factor`): each computed
+        eigenvalue ``lam`` of ``S`` is within ``err_rel * |lam| + err_abs`` of an exact
+        one (first order).
     Q_red, K_red : ndarray, shape (h, n, 2n), or None
         Reduced factors with ``L_red = K_red^T Q_red`` (kept on request; of the whole
         stacked map, dead dimensions included, as the RoPE relative forms need).
@@ -338,31 +322,6 @@ def unit_scale(W: ArrayLike) -> Array:
     return np.where(good, np.ldexp(1.0, np.minimum(e, 1023)), 1.0)
 
 
-def stack(W_Q: Array, W_K: Array) -> Array:
-    """The stacked matrix ``M = [W_K; W_Q]`` (keys first), batched over leading axes.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> stack(np.ones((1, 2)), np.zeros((1, 2))).tolist()
-    [[0.0, 0.0], [1.0, 1.0]]
-    """
-    return np.concatenate([W_K, W_Q], axis=-2)
-
-
-def stacked_rank(W_Q: Array, W_K: Array, *, rtol: float | None = None) -> int:
-    """Numerical rank of ``M = [W_K; W_Q]`` (singular values, ``numpy.linalg.matrix_rank``).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> stacked_rank(np.eye(2, 5), np.eye(2, 5)), stacked_rank(np.eye(2, 5), np.eye(2, 5, 2))
-    (2, 4)
-    """
-    M = stack(np.asarray(W_Q, dtype=np.float64), np.asarray(W_K, dtype=np.float64))
-    return int(np.linalg.matrix_rank(M, rtol=rtol))
-
-
 def _check_layer(W_Q: Array, W_K: Array, kv_index: NDArray[np.int64]) -> tuple[int, int, int, int]:
     if W_Q.ndim != 3 or W_K.ndim != 3:
         raise ShapeError(
@@ -455,201 +414,6 @@ def gram_energies(G: Array, n: int) -> FloatEnergies:
     return energies_from_norm_and_trace(norm_sq, trace_sq)
 
 
-# --------------------------------------------------------------------------- factors
-
-
-@overload
-def qr_factor(M: Array, *, basis: Literal[False] = False) -> Array: ...
-
-
-@overload
-def qr_factor(M: Array, *, basis: Literal[True]) -> tuple[Array, Array]: ...
-
-
-def qr_factor(M: Array, *, basis: bool = False) -> Array | tuple[Array, Array]:
-    """The factor ``F = R^T`` from the Householder QR ``M^T = U R``; batched.
-
-    Parameters
-    ----------
-    M : ndarray, shape (..., 2n, N)
-    basis : bool
-        Also return ``U`` (orthonormal columns spanning ``im W_K^T + im W_Q^T``).
-
-    Returns
-    -------
-    F : ndarray, shape (..., 2n, k), k = min(N, 2n)
-        Lower trapezoidal, ``F F^T = M M^T`` and ``M = F U^T``.
-    (U, F) when ``basis``; U has shape (..., N, k).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> M = np.random.default_rng(3).standard_normal((4, 9))
-    >>> U, F = qr_factor(M, basis=True)
-    >>> bool(np.allclose(F @ U.T, M)), bool(np.allclose(np.triu(F, 1), 0))
-    (True, True)
-    """
-    Mt = np.swapaxes(M, -1, -2)
-    if basis:
-        U, R = np.linalg.qr(Mt, mode="reduced")
-        return U, np.swapaxes(R, -1, -2)
-    return np.swapaxes(np.linalg.qr(Mt, mode="r"), -1, -2)
-
-
-def _padded(F: Array) -> Array:
-    """Pad a ``(2n, k)`` factor with zero columns to ``(2n, 2n)``."""
-    m, k = F.shape[-2:]
-    if k == m:
-        return F
-    out = np.zeros(F.shape[:-1] + (m,))
-    out[..., :k] = F
-    return out
-
-
-#: unit roundoff of float64 (Claim 3)
-UNIT_ROUNDOFF = 2.0 ** -53
-
-
-def _cholesky(G: Array) -> tuple[Array, NDArray[np.bool_]]:
-    """Cholesky factors and the mask of heads that pass the pivot rule."""
-    F = np.zeros_like(G, dtype=np.float64)
-    if not G.shape[0]:
-        return F, np.zeros(0, dtype=bool)
-    try:
-        F[:] = np.linalg.cholesky(G)
-        done = np.ones(G.shape[0], dtype=bool)
-    except np.linalg.LinAlgError:  # some head is not positive definite: one at a time
-        done = np.zeros(G.shape[0], dtype=bool)
-        for h in range(G.shape[0]):
-            try:
-                F[h] = np.linalg.cholesky(G[h])
-                done[h] = True
-            except np.linalg.LinAlgError:
-                pass
-    diag = np.diagonal(G, axis1=1, axis2=2)
-    piv = np.diagonal(F, axis1=1, axis2=2) ** 2
-    return F, done & (piv.min(axis=1) > PIVOT_LIMIT * diag.max(axis=1))
-
-
-def _inverse_frobenius_sq(F: Array) -> Array:
-    """``|F^-1|_F^2`` of lower triangular factors (LAPACK ``trtri``); inf if singular."""
-    from scipy.linalg import lapack
-
-    out = np.empty(F.shape[0])
-    for h in range(F.shape[0]):
-        inv, info = lapack.dtrtri(F[h], lower=1)
-        out[h] = float(np.sum(inv * inv)) if info == 0 else np.inf
-    return out
-
-
-def _factor_heads(G: Array, n: int, N: int, M_of: Callable[[int], Array]
-                  ) -> tuple[Array, Array, Array]:
-    """Factors of heads with Gram matrices ``G`` (h, 2n, 2n), by the one fallback rule.
-
-    ``M_of(i)`` gives the stacked matrix of head ``i`` (for QR). Returns ``F`` (h, 2n, 2n)
-    and the error model ``(rel, abs)`` of Claim 3 per head.
-    """
-    h = G.shape[0]
-    t = np.trace(G, axis1=1, axis2=2)
-    F, well = _cholesky(G)
-    rel = np.zeros(h)
-    absolute = 4 * n * UNIT_ROUNDOFF * t
-    chol = np.flatnonzero(well)
-    if chol.size:
-        eta = (N + 2 * n + 1) * UNIT_ROUNDOFF * t[chol] * _inverse_frobenius_sq(F[chol])
-        rel[chol] = eta
-        well[chol[~(eta < 1.0)]] = False  # Cholesky does not prove G positive definite
-    for i in np.flatnonzero(~well):  # the one fallback rule: QR of M^T
-        F[i] = _padded(qr_factor(M_of(int(i)).astype(np.float64)))
-        rel[i] = 0.0
-        absolute[i] = (2 * n * N + 4 * n) * UNIT_ROUNDOFF * t[i]
-    return F, rel, absolute
-
-
-def live_dimensions(W_Q: ArrayLike, W_K: ArrayLike) -> NDArray[np.bool_]:
-    """Mask of the live head dimensions: ``q_i != 0`` and ``k_i != 0`` (exact test); batched.
-
-    A dimension whose query or key row is exactly zero contributes nothing to
-    ``L = sum_i k_i q_i^T``; a tiny nonzero row is live.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> Q = np.array([[1.0, 0.0], [0.0, 0.0], [1e-300, 0.0]])
-    >>> K = np.array([[0.0, 1.0], [1.0, 1.0], [2.0, 0.0]])
-    >>> live_dimensions(Q, K).tolist()
-    [True, False, True]
-    """
-    q = np.asarray(W_Q)
-    k = np.asarray(W_K)
-    return np.asarray(np.any(q != 0, axis=-1) & np.any(k != 0, axis=-1), dtype=bool)
-
-
-def spectra_from_factor(F: Array, n: int, *, want: Collection[str] = SPECTRA) -> dict[str, Array]:
-    """The spectra of heads from their factors (Claim 2), batched.
-
-    Parameters
-    ----------
-    F : ndarray, shape (h, 2n, 2n)
-        Factors: ``F F^T = G`` and ``F[:, :n, n:] == 0`` (Cholesky, or padded QR).
-    n : int
-    want : collection of str
-        Which of :data:`SPECTRA` to compute.
-
-    Returns
-    -------
-    dict
-        The wanted entries of ``eig_S``, ``sv_T``, ``sv_L_sq``, ``abs_eig_L`` as in
-        :class:`LayerSpectra`.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> F = np.eye(2)[None]                    # K_red = [1, 0], Q_red = [0, 1]
-    >>> out = spectra_from_factor(F, 1)        # L_red = [[0, 1], [0, 0]]
-    >>> out["eig_S"].tolist(), out["sv_T"].tolist(), out["sv_L_sq"].tolist()
-    ([[0.5, -0.5]], [[0.5]], [[1.0]])
-    """
-    unknown = set(want) - set(SPECTRA)
-    if unknown:
-        raise ParameterError(
-            f"unknown spectra {format_value(sorted(unknown))}; choose from {format_value(SPECTRA)}")
-    At = np.swapaxes(F[:, :n, :n], 1, 2)
-    X = np.matmul(At, F[:, n:, :n])  # A^T B
-    Y = np.matmul(At, F[:, n:, n:])  # A^T C
-    Yt = np.swapaxes(Y, 1, 2)
-    h = F.shape[0]
-    out: dict[str, Array] = {}
-    if "eig_S" in want:
-        S = np.empty((h, 2 * n, 2 * n))
-        S[:, :n, :n] = 0.5 * (X + np.swapaxes(X, 1, 2))
-        S[:, :n, n:] = 0.5 * Y
-        S[:, n:, :n] = 0.5 * Yt
-        S[:, n:, n:] = 0.0
-        out["eig_S"] = np.ascontiguousarray(np.linalg.eigvalsh(S)[:, ::-1])
-    YYt = np.matmul(Y, Yt) if ("sv_T" in want or "sv_L_sq" in want) else None
-    if "sv_T" in want:
-        assert YYt is not None
-        D = X - np.swapaxes(X, 1, 2)
-        Dt = -D
-        TtT = np.empty((h, 2 * n, 2 * n))
-        TtT[:, :n, :n] = np.matmul(Dt, D) + YYt
-        TtT[:, :n, n:] = np.matmul(Dt, Y)
-        TtT[:, n:, :n] = np.swapaxes(TtT[:, :n, n:], 1, 2)
-        TtT[:, n:, n:] = np.matmul(Yt, Y)
-        # eigenvalues of (2T)^T (2T), each twice; relative accuracy of a value s is about
-        # eps * (s_max / s)^2 (1e-9 for the smallest ratio seen on SmolLM2)
-        lam = np.linalg.eigvalsh(TtT)[:, ::-1][:, ::2][:, :n]
-        out["sv_T"] = np.ascontiguousarray(0.5 * np.sqrt(np.clip(lam, 0.0, None)))
-    if "sv_L_sq" in want:
-        assert YYt is not None
-        sv2 = np.linalg.eigvalsh(np.matmul(X, np.swapaxes(X, 1, 2)) + YYt)[:, ::-1]
-        out["sv_L_sq"] = np.ascontiguousarray(np.clip(sv2, 0.0, None))
-    if "abs_eig_L" in want:
-        out["abs_eig_L"] = -np.sort(-np.abs(np.linalg.eigvals(X)), axis=1)
-    return out
-
-
 # --------------------------------------------------------------------------- spectra
 
 
@@ -720,52 +484,80 @@ def layer_spectra(
     out.skew_sq[good] = e.skew_sq
     out.trace[good] = np.trace(G[good][:, n:, :n], axis1=1, axis2=2)
     out.n_live[good] = n_live[good]
-    widths = LayerSpectra.widths()
+    layer = _Layer(W_Q, W_K, kv, G, live, n, N)
     for m in np.unique(n_live[good])[::-1]:  # n' = n (no dead dimension) first
         m = int(m)
         idx = good[n_live[good] == m]
-        if m == n:
-            def M_of(i: int, idx: NDArray[np.int64] = idx) -> Array:
-                h = int(idx[i])
-                return stack(W_Q[h], W_K[int(kv[h])])
-            G_m = G[idx]
-        else:  # the live pair: rows of the live dimensions in both blocks
-            rows = [np.concatenate([np.flatnonzero(live[h]), n + np.flatnonzero(live[h])])
-                    for h in idx]
-            G_m = np.stack([G[h][np.ix_(r, r)] for h, r in zip(idx, rows, strict=True)])
-
-            def M_of(i: int, idx: NDArray[np.int64] = idx) -> Array:
-                h = int(idx[i])
-                sel = live[h]
-                return stack(W_Q[h][sel], W_K[int(kv[h])][sel])
-        if m == 0:  # L = 0: every spectrum is zero
-            F = np.zeros((idx.size, 0, 0))
-            rel = absolute = np.zeros(idx.size)
-            spectra = {key: np.zeros((idx.size, 0)) for key in want}
-        else:
-            F, rel, absolute = _factor_heads(G_m, m, N, M_of)
-            spectra = spectra_from_factor(F, m, want=want)
-        out.err_rel[idx] = rel
-        out.err_abs[idx] = absolute
-        for key, value in spectra.items():
-            if m == n:
-                getattr(out, key)[idx] = value
-                continue
-            padded = np.zeros((idx.size, widths[key] * n))
-            if key == "eig_S":  # keep the order: positive, exact zeros, negative
-                padded[:] = -np.sort(-np.concatenate([value, padded[:, 2 * m:]], axis=1),
-                                     axis=1)
-            else:
-                padded[:, : value.shape[1]] = value
-            getattr(out, key)[idx] = padded
+        F = _put_group_spectra(out, layer, idx, m, want)
         if keep_factors:
-            assert out.Q_red is not None and out.K_red is not None
-            if m < n:  # the RoPE forms need the whole stacked map: QR of it
-                F = np.stack([_padded(qr_factor(stack(W_Q[h], W_K[int(kv[h])])))
-                              for h in idx])
-            out.Q_red[idx] = F[:, n:, :]
-            out.K_red[idx] = F[:, :n, :]
+            _put_factors(out, layer, idx, F, m)
     return out
+
+
+@dataclass(frozen=True)
+class _Layer:
+    """One layer as :func:`layer_spectra` computes it: weights, key head of each query head,
+    Gram matrices, live dimensions (n_q, n), and the sizes n, N."""
+
+    W_Q: Array
+    W_K: Array
+    kv: NDArray[np.int64]
+    G: Array
+    live: NDArray[np.bool_]
+    n: int
+    N: int
+
+    def group_gram(self, idx: NDArray[np.int64], m: int) -> tuple[Array, Callable[[int], Array]]:
+        """Gram matrices of the heads ``idx`` (all of n' = m) and their stacked matrices:
+        of the whole head when ``m == n``, else of its live pair."""
+        if m == self.n:
+            def M_of(i: int) -> Array:
+                h = int(idx[i])
+                return stack(self.W_Q[h], self.W_K[int(self.kv[h])])
+            return self.G[idx], M_of
+
+        def M_of_live(i: int) -> Array:
+            h = int(idx[i])
+            sel = self.live[h]
+            return stack(self.W_Q[h][sel], self.W_K[int(self.kv[h])][sel])
+        return live_pair_gram(self.G, self.live, idx), M_of_live
+
+
+def _put_group_spectra(out: LayerSpectra, layer: _Layer, idx: NDArray[np.int64], m: int,
+                       want: Collection[str]) -> Array:
+    """Factor the heads ``idx`` (all of n' = m), put their error model and spectra (padded to
+    the widths of n) into ``out``; return their factors."""
+    n = layer.n
+    if m == 0:  # L = 0: every spectrum is zero
+        F = np.zeros((idx.size, 0, 0))
+        rel = absolute = np.zeros(idx.size)
+        spectra = {key: np.zeros((idx.size, 0)) for key in want}
+    else:
+        G_m, M_of = layer.group_gram(idx, m)
+        F, rel, absolute = factor_heads(G_m, m, layer.N, M_of)
+        spectra = spectra_from_factor(F, m, want=want)
+    out.err_rel[idx] = rel
+    out.err_abs[idx] = absolute
+    widths = LayerSpectra.widths()
+    for key, value in spectra.items():
+        if m == n:
+            getattr(out, key)[idx] = value
+        else:
+            getattr(out, key)[idx] = pad_live_spectrum(key, value, m, n, widths[key])
+    return F
+
+
+def _put_factors(out: LayerSpectra, layer: _Layer, idx: NDArray[np.int64], F: Array,
+                 m: int) -> None:
+    """Put the reduced factors of the heads ``idx`` into ``out`` (of the whole stacked map:
+    the RoPE forms need it, so heads with dead dimensions are factored again by QR)."""
+    assert out.Q_red is not None and out.K_red is not None
+    n, W_Q, W_K, kv = layer.n, layer.W_Q, layer.W_K, layer.kv
+    if m < n:
+        F = np.stack([padded_factor(qr_factor(stack(W_Q[h], W_K[int(kv[h])])))
+                      for h in idx])
+    out.Q_red[idx] = F[:, n:, :]
+    out.K_red[idx] = F[:, :n, :]
 
 
 def head_spectra(W_Q: ArrayLike, W_K: ArrayLike, *,

@@ -15,7 +15,7 @@ spectra are read off ``n x n`` blocks (see the claims proved there).
 from __future__ import annotations
 
 from functools import cached_property
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -41,6 +41,10 @@ from qkforms.gram import (
 from qkforms.parts import Energies, FloatEnergies
 from qkforms.profile import Profile, profile_from_eigenvalues
 from qkforms.signature import Signature, SignatureDecision, decide_signature
+
+if TYPE_CHECKING:  # the exact twins, for annotations only (they load flint)
+    from qkforms.exact.enclosure import Enclosure
+    from qkforms.exact.head import ExactHead
 
 __all__ = ["Head", "Prediction", "Reduced", "gram_spectrum", "head_energies", "reduce_heads"]
 
@@ -291,7 +295,7 @@ class Head:
         """The float decision of the signature, with its margin (no exact arithmetic).
 
         Each eigenvalue of the reduced ``S`` carries the Gram engine's error bound
-        (:mod:`qkforms.gram`, Claim 3); the counts are *decided* when every eigenvalue
+        (:mod:`qkforms.gram_factor`, Claim 3); the counts are *decided* when every eigenvalue
         clears it, apart from the zeros known from dead dimensions and ``N < 2n``
         (:func:`qkforms.signature.decide_signature`).
 
@@ -342,6 +346,7 @@ class Head:
                     f"{d.n_uncertain} eigenvalue(s) of S lie within their error bound "
                     f"(margin {d.margin:.3g}); use method='exact' (docs/survey.md, "
                     "\"Signatures: decided, never guessed\")")
+        # lazy: qkforms.exact loads flint, and import qkforms stays numpy-only
         from qkforms.exact.signature import head_signature
 
         return head_signature(self.W_Q, self.W_K)
@@ -377,6 +382,7 @@ class Head:
         n, N = self.n, self.N
         kind: str | None
         if exact:
+            # lazy: qkforms.exact loads flint, and import qkforms stays numpy-only
             from qkforms.exact.inertia import head_inertia
 
             r = head_inertia(self.W_Q, self.W_K)
@@ -391,6 +397,75 @@ class Head:
                 kind = "thm3-live" if onto else ("none" if d.decided else None)
         sig = Signature(m, m, N - 2 * m) if kind in ("thm3", "thm3-live") else None
         return Prediction(kind, sig, m)
+
+    def exact(self) -> ExactHead:
+        """The exact facts of this head: its float64 weights taken as the rationals they are.
+
+        Exact signature and inertia, live dimensions, certified ranks of ``M = [W_K; W_Q]``
+        and of the live pair, and the Theorem 3 prediction, by
+        :func:`qkforms.exact.head_inertia` (``docs/theory.md`` §3.3); needs the ``exact``
+        extra (python-flint).
+
+        Returns
+        -------
+        qkforms.exact.head.ExactHead
+
+        See Also
+        --------
+        enclose : certified enclosures of the float statistics.
+        signature : the float decision, exact when floating point cannot decide.
+        qkforms.exact.head.ExactHead : what the returned object answers.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from qkforms import Head
+        >>> Q = np.random.default_rng(0).standard_normal((3, 9))
+        >>> facts = Head(Q, Q).exact()                  # W_K = W_Q: rank 3, not onto
+        >>> facts.signature(), facts.stacked_rank, facts.prediction
+        (Signature(n_pos=3, n_neg=0, n_zero=6), 3, 'none')
+        """
+        # lazy: qkforms.exact loads flint, and import qkforms stays numpy-only
+        from qkforms.exact.head import ExactHead
+
+        return ExactHead(self.W_Q, self.W_K)
+
+    def enclose(self, *, method: str = "auto", prec: int | None = None) -> Enclosure:
+        """Certified intervals of this head's profile, ``1 - a``, pairing, ``rho`` and
+        distance to Θ (``docs/certified.md``), by :func:`qkforms.exact.enclose`.
+
+        Parameters
+        ----------
+        method : {"auto", "rump", "charpoly"}
+            Eigenvalue certificate, as in :func:`qkforms.exact.enclose`.
+        prec : int, optional
+            Arb working precision in bits (default: that of :func:`qkforms.exact.enclose`).
+
+        Returns
+        -------
+        qkforms.exact.Enclosure
+
+        See Also
+        --------
+        exact : the exact signature, ranks and prediction of this head.
+        profile : the float profile the enclosure certifies.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from qkforms import Head
+        >>> rng = np.random.default_rng(1)
+        >>> head = Head(rng.standard_normal((2, 8)), rng.standard_normal((2, 8)))
+        >>> enc = head.enclose()
+        >>> enc.method, enc.a.hi - enc.a.lo < 1e-12, abs(enc.a.lo - head.profile().a) < 1e-9
+        ('rump', True, True)
+        """
+        # lazy: qkforms.exact loads flint, and import qkforms stays numpy-only
+        from qkforms.exact.enclosure import enclose
+
+        if prec is None:
+            return enclose(self, method=method)
+        return enclose(self, method=method, prec=prec)
 
     def expected_signature(self) -> Signature:
         """The Theorem 3 signature ``(n, n, N - 2n)``; raises if the theorem does not apply.

@@ -57,6 +57,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from qkforms.errors import ShapeError
+
 __all__ = ["MEAN_VALUE", "MeanValueArithmetic", "Slope", "variables"]
 
 Array = NDArray[np.float64]
@@ -465,8 +467,6 @@ def variables(centre: Array, radius: Array, sizes: Sequence[int | None], *,
         out.append(Slope((cc, cc), (ll, hh), (g, g), r, refine=False))
         j += k
     if j != D:
-        from qkforms.errors import ShapeError
-
         raise ShapeError(f"variable sizes add up to {j}, the centre has {D} coordinates")
     return out
 

@@ -8,7 +8,7 @@ Two rules, for two situations:
   error model is known; the default is ``DENSE_TOL``.
 * **Deciding a head's signature** (:func:`decide_signature`; :meth:`qkforms.Head.signature`,
   the survey): each computed eigenvalue of the reduced ``S`` carries the float error
-  bound of the Gram engine (:mod:`qkforms.gram`, Claim 3). The signature is *decided in
+  bound of the Gram engine (:mod:`qkforms.gram_factor`, Claim 3). The signature is *decided in
   float* when every eigenvalue clears its bound, except the zeros known from the
   structure (dead dimensions, ``N < 2n``); otherwise it is *undecided*, and the margin
   says by how much. No threshold can change a decided count. Exact arithmetic
@@ -147,7 +147,7 @@ def decide_signature(
         ``eig_S``: those of the live pair, padded with exact zeros).
     err_rel, err_abs : array_like, shape (...)
         The error model: each eigenvalue ``lam`` is within
-        ``err_rel * |lam| + err_abs`` of an exact one (:mod:`qkforms.gram`, Claim 3);
+        ``err_rel * |lam| + err_abs`` of an exact one (:mod:`qkforms.gram_factor`, Claim 3);
         a bound of 0 declares the values exact (then exact zeros are decided).
     N : int or array_like
         Ambient dimension.

@@ -35,7 +35,7 @@ def scored() -> object:
 
 
 def _gguf_path() -> str:
-    from qkforms.models.registry import resolve_short_name
+    from qkforms.models.short_names import resolve_short_name
 
     found = resolve_short_name("smollm2")
     if found is None:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 
 from qkforms.errors import CheckpointError, UnsupportedArchitectureError
-from qkforms.models.config import QKNorm, rope_settings, spec_from_config
+from qkforms.models.config import QKNorm, rope_settings
+from qkforms.models.layouts import spec_from_config
 
 
 def gpt2(N: int, H: int, L: int) -> dict:

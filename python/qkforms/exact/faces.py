@@ -25,7 +25,7 @@ import flint
 
 from qkforms.errors import ParameterError, QKFormsError, format_value
 from qkforms.exact.orthogonal import line_projector, orthogonal_eigenbasis
-from qkforms.exact.rational import MatrixLike, require_symmetric
+from qkforms.exact.rational import MatrixLike, require_symmetric, to_fmpq_mat
 from qkforms.exact.signature import charpoly, signature
 
 __all__ = [
@@ -97,8 +97,6 @@ def commute(A: MatrixLike, B: MatrixLike) -> bool:
     >>> commute([[1, 0], [0, 2]], [[3, 0], [0, 4]]), commute([[0, 1], [0, 0]], [[1, 0], [0, 0]])
     (True, False)
     """
-    from qkforms.exact.rational import to_fmpq_mat
-
     Aq, Bq = to_fmpq_mat(A), to_fmpq_mat(B)
     return Aq * Bq == Bq * Aq
 

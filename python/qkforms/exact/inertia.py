@@ -68,6 +68,7 @@ from qkforms.exact.rational import (
     float_array_to_integer_array,
     matrix_shape,
     scaled_integer_matrix,
+    stacked_matrix,
 )
 
 try:  # the float core's NamedTuple, shared so that results compare equal
@@ -438,6 +439,11 @@ def head_inertia(W_Q: MatrixLike, W_K: MatrixLike, *,
     -------
     HeadInertia
 
+    See Also
+    --------
+    qkforms.Head.exact : the same facts for a float head (an
+        :class:`~qkforms.exact.head.ExactHead`).
+
     Examples
     --------
     >>> import numpy as np
@@ -446,8 +452,6 @@ def head_inertia(W_Q: MatrixLike, W_K: MatrixLike, *,
     >>> head_inertia(Q, -Q).signature, head_inertia(Q, np.eye(2, 6, 2)).prediction
     (Signature(n_pos=0, n_neg=2, n_zero=4), 'thm3')
     """
-    from qkforms.exact.signature import stacked_matrix
-
     M = stacked_matrix(W_Q, W_K)
     two_n, N = matrix_shape(M)
     n = two_n // 2

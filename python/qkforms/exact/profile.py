@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 import flint
 
 from qkforms.errors import QKFormsError, ZeroFormError
-from qkforms.exact.orthogonal import rational_spectrum
+from qkforms.exact.orthogonal import IrrationalSpectrumError, rational_spectrum
 from qkforms.exact.parts import energies, parts
 from qkforms.exact.rational import MatrixLike, to_fraction
 from qkforms.exact.signature import charpoly
@@ -192,8 +192,6 @@ def quadratic_spectrum(S: MatrixLike) -> list[Any]:
     [1/2 - sqrt(5)/2, 1/2 + sqrt(5)/2]
     """
     import sympy
-
-    from qkforms.exact.orthogonal import IrrationalSpectrumError
 
     _, factors = charpoly(S).factor()
     out: list[Any] = []

@@ -50,6 +50,7 @@ __all__ = [
     "frob_sq",
     "matrix_shape",
     "modular_image",
+    "stacked_matrix",
 ]
 
 #: Anything that :func:`fraction_matrix` accepts.
@@ -382,3 +383,44 @@ def frob_sq(A: MatrixLike) -> Fraction:
     Z, scale = scaled_integer_matrix(A)
     total = sum(int(v) ** 2 for v in Z.entries())
     return Fraction(total) * scale * scale
+
+
+def _as_weight(W: Any, name: str) -> Any:
+    if isinstance(W, np.ndarray):
+        if W.ndim != 2:
+            raise ShapeError(f"{name} must be a 2-D (n, N) matrix, got shape {W.shape}")
+        if W.dtype.kind == "f":
+            return W.astype(np.float64, copy=False)
+        if W.dtype.kind in "iub":
+            return W
+    return fraction_matrix(W)
+
+
+def stacked_matrix(W_Q: MatrixLike, W_K: MatrixLike) -> Any:
+    """The stacked matrix ``M = [W_K; W_Q]`` (``2n x N``), in an exact-convertible form.
+
+    Float arrays stay float (converted exactly downstream); anything else becomes
+    a list of rows of Fractions.
+
+    Raises
+    ------
+    ShapeError
+        If the shapes differ or are not 2-D.
+
+    Examples
+    --------
+    >>> stacked_matrix([[1, 2]], [[3, 4]])
+    [[Fraction(3, 1), Fraction(4, 1)], [Fraction(1, 1), Fraction(2, 1)]]
+    """
+    Q = _as_weight(W_Q, "W_Q")
+    K = _as_weight(W_K, "W_K")
+    sq, sk = matrix_shape(Q), matrix_shape(K)
+    if sq != sk:
+        raise ShapeError(f"W_Q and W_K must have the same shape (n, N), got {sq} and {sk}")
+    if isinstance(Q, np.ndarray) and isinstance(K, np.ndarray):
+        if Q.dtype.kind == "f" or K.dtype.kind == "f":
+            return np.vstack([K.astype(np.float64), Q.astype(np.float64)])
+        return np.vstack([K, Q])
+    Qf = Q if isinstance(Q, list) else fraction_matrix(Q)
+    Kf = K if isinstance(K, list) else fraction_matrix(K)
+    return Kf + Qf

@@ -46,14 +46,15 @@ import flint
 import numpy as np
 
 from qkforms.errors import ParameterError, ShapeError, format_value
+from qkforms.exact.inertia import head_inertia
 from qkforms.exact.polynomial import descartes_counts
 from qkforms.exact.rational import (
     MatrixLike,
-    fraction_matrix,
     matrix_shape,
     modular_image,
     require_symmetric,
     scaled_integer_matrix,
+    stacked_matrix,
     to_fmpq_mat,
 )
 
@@ -165,47 +166,6 @@ def rank(A: MatrixLike) -> int:
     """
     Z, _ = scaled_integer_matrix(A)
     return _integer_rank(Z)
-
-
-def _as_weight(W: Any, name: str) -> Any:
-    if isinstance(W, np.ndarray):
-        if W.ndim != 2:
-            raise ShapeError(f"{name} must be a 2-D (n, N) matrix, got shape {W.shape}")
-        if W.dtype.kind == "f":
-            return W.astype(np.float64, copy=False)
-        if W.dtype.kind in "iub":
-            return W
-    return fraction_matrix(W)
-
-
-def stacked_matrix(W_Q: MatrixLike, W_K: MatrixLike) -> Any:
-    """The stacked matrix ``M = [W_K; W_Q]`` (``2n x N``), in an exact-convertible form.
-
-    Float arrays stay float (converted exactly downstream); anything else becomes
-    a list of rows of Fractions.
-
-    Raises
-    ------
-    ShapeError
-        If the shapes differ or are not 2-D.
-
-    Examples
-    --------
-    >>> stacked_matrix([[1, 2]], [[3, 4]])
-    [[Fraction(3, 1), Fraction(4, 1)], [Fraction(1, 1), Fraction(2, 1)]]
-    """
-    Q = _as_weight(W_Q, "W_Q")
-    K = _as_weight(W_K, "W_K")
-    sq, sk = matrix_shape(Q), matrix_shape(K)
-    if sq != sk:
-        raise ShapeError(f"W_Q and W_K must have the same shape (n, N), got {sq} and {sk}")
-    if isinstance(Q, np.ndarray) and isinstance(K, np.ndarray):
-        if Q.dtype.kind == "f" or K.dtype.kind == "f":
-            return np.vstack([K.astype(np.float64), Q.astype(np.float64)])
-        return np.vstack([K, Q])
-    Qf = Q if isinstance(Q, list) else fraction_matrix(Q)
-    Kf = K if isinstance(K, list) else fraction_matrix(K)
-    return Kf + Qf
 
 
 def stacked_is_surjective(W_Q: MatrixLike, W_K: MatrixLike) -> bool:
@@ -320,8 +280,6 @@ def head_signature(
     Signature(n_pos=2, n_neg=0, n_zero=2)
     """
     if method in ("auto", "congruence"):
-        from qkforms.exact.inertia import head_inertia
-
         return head_inertia(W_Q, W_K).signature
     M = stacked_matrix(W_Q, W_K)
     _, N = matrix_shape(M)

@@ -76,9 +76,14 @@ import flint
 import numpy as np
 from numpy.typing import NDArray
 
-from qkforms.errors import NonFiniteError, ParameterError, ShapeError, format_value
+from qkforms.errors import NonFiniteError, ParameterError, QKFormsError, ShapeError, format_value
 from qkforms.exact.balls import PREC, Interval, ball, exact_fraction, to_interval, working_precision
-from qkforms.exact.rational import float_array_to_integer_array, scaled_integer_matrix
+from qkforms.exact.rational import (
+    float_array_to_integer_array,
+    fraction_matrix,
+    matrix_shape,
+    scaled_integer_matrix,
+)
 from qkforms.parts import Energies, energies_from_norm_and_trace
 
 __all__ = [
@@ -191,8 +196,6 @@ def _integer_blocks(blocks: Sequence[Any]) -> tuple[np.ndarray, Fraction, np.nda
             raise NonFiniteError("W_Q or W_K contains NaN or infinite entries")
         Z, unit = float_array_to_integer_array(stacked)
         return Z, unit, stacked
-    from qkforms.exact.rational import fraction_matrix
-
     rows = [fraction_matrix(b) for b in blocks]
     flat = [v for block in rows for row in block for v in row]
     Zm, unit = scaled_integer_matrix([flat])
@@ -245,8 +248,6 @@ def layer_exact_grams(
     >>> len(grams), grams[0].gram().nrows()
     (2, 2)
     """
-    from qkforms.exact.rational import matrix_shape
-
     qs = _as_blocks(W_Q, "W_Q")
     ks = _as_blocks(W_K, "W_K")
     shapes = {matrix_shape(b) for b in qs + ks}
@@ -525,8 +526,6 @@ def gram_spectrum_enclosure(gram: ExactGram, *, method: str = "auto",
     >>> enc.method, [iv.contains(v) for iv, v in zip(enc.intervals(), (2, 0))]
     ('charpoly', [True, True])
     """
-    from qkforms.errors import QKFormsError
-
     if method not in ("auto", *METHODS):
         raise ParameterError(f"unknown method {format_value(method)}; use 'auto', 'rump' or "
                              "'charpoly'")

@@ -16,10 +16,12 @@ homogenized form of Proposition 3 (:meth:`HeadWeights.homogenized`).
 
 Modules: :mod:`~qkforms.models.records` (``SourceFile``, ``ModelInfo``, ``LayerWeights``,
 ``HeadWeights``), :mod:`~qkforms.models.sources` (paths, short names, hub ids,
-checksums), :mod:`~qkforms.models.loading` (:func:`load`: format dispatch and header
+checksums), :mod:`~qkforms.models.short_names` (the short names),
+:mod:`~qkforms.models.loading` (:func:`load`: format dispatch and header
 checks), :mod:`~qkforms.models.model` (:class:`Model`), the file backends
 (:mod:`~qkforms.models.safetensors`, :mod:`~qkforms.models.ggufio`,
-:mod:`~qkforms.models.torchbin`), :mod:`~qkforms.models.config` (``ArchSpec``) and
+:mod:`~qkforms.models.torchbin`), :mod:`~qkforms.models.config` (``ArchSpec``),
+:mod:`~qkforms.models.gguf_config` (GGUF metadata to ``ArchSpec``) and
 :mod:`~qkforms.models.layouts` (where each architecture keeps its q/k maps and norms).
 
 Errors (all from :mod:`qkforms.errors`): :class:`~qkforms.errors.CheckpointError`

@@ -7,9 +7,10 @@ positional scheme and whether the projections carry biases.
 
 Architectures whose queries or keys are normalized after the projection (``q_norm`` /
 ``k_norm``: Qwen3, OLMo 2, Gemma 3, ...) get a :class:`QKNorm` on their spec from their
-layout: their score ``<norm(W_Q x), norm(W_K y)>`` is not a fixed bilinear form in
-``(x, y)`` (``docs/theory.md`` §12.1), and the loader refuses them unless the q/k-norm
-policy is ``fold`` (:mod:`qkforms.models.scoremap`). Model types whose q/k
+layout (:func:`qkforms.models.layouts.spec_from_config` builds the spec of a model
+type from its layout): their score ``<norm(W_Q x), norm(W_K y)>`` is not a fixed
+bilinear form in ``(x, y)`` (``docs/theory.md`` §12.1), and the loader refuses them
+unless the q/k-norm policy is ``fold`` (:mod:`qkforms.models.scoremap`). Model types whose q/k
 normalization qkforms cannot fold are refused here with the reason
 (:data:`REFUSED_MODEL_TYPES`), and so are
 checkpoints whose config or tensors show a q/k normalization their layout does not
@@ -17,7 +18,7 @@ describe (:func:`refuse_qk_norm`).
 
 Examples
 --------
->>> from qkforms.models.config import spec_from_config
+>>> from qkforms.models.layouts import spec_from_config
 >>> spec = spec_from_config({"model_type": "gpt2", "n_embd": 768, "n_head": 12,
 ...                          "n_layer": 12})
 >>> spec.N, spec.n, spec.n_q, spec.positional
@@ -32,7 +33,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from qkforms.errors import CheckpointError, UnsupportedArchitectureError
+from qkforms._fs import read_bytes
+from qkforms.errors import CheckpointError, QKFormsError, UnsupportedArchitectureError
 
 __all__ = [
     "ArchSpec",
@@ -44,7 +46,6 @@ __all__ = [
     "refuse_clamped_qkv",
     "refuse_qk_norm",
     "rope_settings",
-    "spec_from_config",
 ]
 
 #: why Gemma 3n is refused (Hugging Face checkpoints and GGUF files alike)
@@ -212,9 +213,6 @@ def read_config(path: str | os.PathLike[str]) -> dict[str, Any]:
     >>> read_config(p)["model_type"]
     'bert'
     """
-    from qkforms._fs import read_bytes
-    from qkforms.errors import QKFormsError
-
     path = os.fspath(path)
     try:
         raw = read_bytes(path, "config")  # a regular file of bounded size
@@ -424,51 +422,3 @@ def refuse_qk_norm(cfg: Mapping[str, Any], tensor_names: list[str] | None = None
             f"qkforms does not know where {model_type!r} checkpoints keep the gains to fold. "
             + (hint or "GGUF files of such models can be surveyed with --qk-norm fold "
                "(load(..., qk_norm='fold'))."))
-
-
-def spec_from_config(cfg: Mapping[str, Any]) -> ArchSpec:
-    """Build the :class:`ArchSpec` of a Hugging Face config.
-
-    Models that normalize their projected queries and keys (Qwen3, OLMo 2, Gemma 3, ...)
-    get their :class:`QKNorm` from their layout; whether they are surveyed is the
-    loader's q/k-norm policy (:func:`qkforms.models.load`).
-
-    Raises
-    ------
-    UnsupportedArchitectureError
-        For the model types of :data:`REFUSED_MODEL_TYPES` (with the reason), q/k norms
-        the layout does not describe (:func:`refuse_qk_norm`), and unknown model types
-        (naming the supported).
-
-    Examples
-    --------
-    >>> spec = spec_from_config({"model_type": "mistral", "hidden_size": 5120,
-    ...     "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
-    ...     "num_hidden_layers": 40, "rope_theta": 1e8})
-    >>> spec.n_q, spec.n_kv, spec.n, spec.kv_group, spec.rope_base
-    (32, 8, 128, 4, 100000000.0)
-    >>> spec_from_config({"model_type": "qwen3", "hidden_size": 64, "head_dim": 16,
-    ...     "num_attention_heads": 4, "num_key_value_heads": 2,
-    ...     "num_hidden_layers": 2}).qk_norm
-    QKNorm(kind='rms', scope='head', eps=1e-06, gain_offset=0.0)
-    """
-    from qkforms.models.layouts import layout_for_model_type
-
-    model_type = cfg.get("model_type")
-    if not isinstance(model_type, str):
-        refuse_qk_norm(cfg)
-        archs = cfg.get("architectures")
-        raise UnsupportedArchitectureError(
-            f"config has no 'model_type' (architectures: {archs!r}); cannot choose a layout")
-    if model_type in REFUSED_MODEL_TYPES:
-        raise UnsupportedArchitectureError(
-            f"{model_type!r} is not supported: {REFUSED_MODEL_TYPES[model_type]}")
-    try:
-        layout = layout_for_model_type(model_type)
-    except UnsupportedArchitectureError:
-        refuse_qk_norm(cfg)
-        raise
-    spec = layout.spec(cfg)
-    if spec.qk_norm is None:
-        refuse_qk_norm(cfg)
-    return spec

@@ -57,6 +57,7 @@ import numpy as np
 from qkforms.errors import CheckpointError, QKFormsError, UnsupportedArchitectureError
 from qkforms.models.config import ArchSpec
 from qkforms.models.layouts import Layout, QKArrays, TensorRequest
+from qkforms.models.loading import _assemble
 from qkforms.models.memory import IN_MEMORY, ArrayStore, memory_source, to_numpy
 from qkforms.models.model import Model
 from qkforms.models.records import ModelInfo
@@ -275,8 +276,6 @@ def from_transformer_lens(model: Any, *, name: str | None = None,
             tensors[f"blocks.{layer}.attn.{role}"] = stacked[layer]
     what = type(model).__name__
     store = ArrayStore(tensors, where=f"{IN_MEMORY[:-1]}: {what}>")
-    from qkforms.models.loading import _assemble
-
     display = name or str(getattr(cfg, "model_name", "") or "") or what
     out = _assemble(display, spec, LAYOUT, store, [], "transformer_lens", checksum=False)
     arrays = [store.read(t) for t in tensors] if checksum else []

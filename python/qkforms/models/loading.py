@@ -15,11 +15,13 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
-from qkforms._fs import open_regular
+from qkforms._fs import open_regular, read_bytes
 from qkforms.errors import (
     CheckpointError,
     MissingTensorError,
@@ -27,11 +29,17 @@ from qkforms.errors import (
     UnsafeFormatError,
     UnsafePathError,
 )
-from qkforms.models.config import ArchSpec
-from qkforms.models.layouts import Layout
+from qkforms.models.config import ArchSpec, read_config, refuse_qk_norm
+from qkforms.models.gguf_config import gguf_architecture, spec_from_gguf
+from qkforms.models.ggufio import GGUFStore
+from qkforms.models.layouts import Layout, layout_for_model_type, spec_from_config
+from qkforms.models.layouts.gguf import GGUFLayout
 from qkforms.models.model import Model, TensorStore
 from qkforms.models.records import ModelInfo
+from qkforms.models.safetensors import SafetensorsStore
+from qkforms.models.scoremap import check_qk_norm_policy, qk_norm_refusal
 from qkforms.models.sources import resolve, source_files
+from qkforms.models.torchbin import PICKLE_SUFFIXES, TorchBinStore
 
 __all__ = ["load"]
 
@@ -53,9 +61,9 @@ def load(source: str | os.PathLike[str], *, name: str | None = None,
     source
         A Hugging Face model directory (``config.json`` + ``*.safetensors``, optionally
         sharded with ``model.safetensors.index.json``), its ``config.json``, a ``.gguf``
-        file (any architecture of :data:`qkforms.models.ggufio.GGUF_ARCHITECTURES`), a
+        file (any architecture of :data:`qkforms.models.gguf_config.GGUF_ARCHITECTURES`), a
         short name (``"smollm2"``, ``"minilm"``; see
-        :mod:`qkforms.models.registry`) or a hub id (``"org/model"``; needs
+        :mod:`qkforms.models.short_names`) or a hub id (``"org/model"``; needs
         ``huggingface_hub``, read from the local cache unless ``download=True``).
     name
         Display name for :attr:`ModelInfo.name` (default: from the checkpoint).
@@ -101,45 +109,48 @@ def load(source: str | os.PathLike[str], *, name: str | None = None,
     ...     print(type(exc).__mro__[1].__name__)
     CheckpointError
     """
-    from qkforms.models.scoremap import check_qk_norm_policy
-
     check_qk_norm_policy(qk_norm)
     path, display = resolve(source, download)
-    name = name or display
+    opts = _LoadOptions(name=name or display, allow_pickle=allow_pickle, checksum=checksum,
+                        qk_norm=qk_norm)
     if os.path.isdir(path):
-        return _load_directory(path, name=name, allow_pickle=allow_pickle, checksum=checksum,
-                               qk_norm=qk_norm)
+        return _load_directory(path, opts)
+    return _load_file(path, opts)
+
+
+@dataclass(frozen=True)
+class _LoadOptions:
+    """What :func:`load` was asked, handed to each format's loader."""
+
+    name: str | None
+    allow_pickle: bool
+    checksum: bool
+    qk_norm: str
+
+
+def _load_file(path: str, opts: _LoadOptions) -> Model:
+    """A checkpoint named by one file: chosen by suffix, then by the GGUF magic."""
     suffix = Path(path).suffix.lower()
+    here = os.path.dirname(os.path.abspath(path))
     if suffix == ".gguf":
-        return _load_gguf(path, name=name, checksum=checksum, qk_norm=qk_norm)
+        return _load_gguf(path, opts)
     if Path(path).name == "config.json":
-        return _load_directory(os.path.dirname(os.path.abspath(path)), name=name,
-                               allow_pickle=allow_pickle, checksum=checksum, qk_norm=qk_norm)
+        return _load_directory(here, opts)
     if suffix == ".safetensors":  # exactly this file, not whatever else the directory holds
-        return _load_directory(os.path.dirname(os.path.abspath(path)), name=name,
-                               allow_pickle=allow_pickle, checksum=checksum, qk_norm=qk_norm,
-                               weights=[os.path.abspath(path)])
-    if suffix in _pickle_suffixes():
-        if not allow_pickle:
+        return _load_directory(here, opts, weights=[os.path.abspath(path)])
+    if suffix in PICKLE_SUFFIXES:
+        if not opts.allow_pickle:
             _refuse_pickle([path])
-        return _load_directory(os.path.dirname(os.path.abspath(path)), name=name,
-                               allow_pickle=True, checksum=checksum, only=[path],
-                               qk_norm=qk_norm)
+        return _load_directory(here, dataclasses.replace(opts, allow_pickle=True), only=[path])
     try:
         with open_regular(path, "rb") as f:
             magic = f.read(4)
     except UnsafePathError as exc:
         raise CheckpointError(str(exc)) from None
     if magic == b"GGUF":
-        return _load_gguf(path, name=name, checksum=checksum, qk_norm=qk_norm)
+        return _load_gguf(path, opts)
     raise CheckpointError(f"{path}: unrecognised checkpoint file (expected a model "
                           "directory, config.json, .safetensors or .gguf)")
-
-
-def _pickle_suffixes() -> tuple[str, ...]:
-    from qkforms.models.torchbin import PICKLE_SUFFIXES
-
-    return PICKLE_SUFFIXES
 
 
 def _read_index(path: str) -> dict[str, str]:
@@ -149,8 +160,6 @@ def _read_index(path: str) -> dict[str, str]:
     ``/abs/x.safetensors``, ``sub/x``) would read weights from outside the model
     directory, i.e. survey another checkpoint than the one named: it is refused.
     """
-    from qkforms._fs import read_bytes
-
     try:
         raw = read_bytes(path, "shard index")  # a regular file of bounded size
     except QKFormsError as exc:
@@ -175,84 +184,86 @@ def _read_index(path: str) -> dict[str, str]:
     return weight_map
 
 
-def _load_directory(directory: str, *, name: str | None, allow_pickle: bool,
-                    checksum: bool, only: list[str] | None = None,
-                    weights: list[str] | None = None, qk_norm: str = "refuse") -> Model:
-    from qkforms.models.config import read_config, refuse_qk_norm, spec_from_config
-    from qkforms.models.layouts import layout_for_model_type
-
+def _load_directory(directory: str, opts: _LoadOptions, *, only: list[str] | None = None,
+                    weights: list[str] | None = None) -> Model:
+    """A Hugging Face model directory (or its one GGUF file, without ``config.json``);
+    ``weights``: the safetensors files named, ``only``: the pickle file named."""
     cfg_path = os.path.join(directory, "config.json")
     entries = sorted(os.listdir(directory))
     if not os.path.isfile(cfg_path):
         ggufs = [e for e in entries if e.lower().endswith(".gguf")]
         if len(ggufs) == 1 and only is None:
-            return _load_gguf(os.path.join(directory, ggufs[0]), name=name, checksum=checksum,
-                              qk_norm=qk_norm)
+            return _load_gguf(os.path.join(directory, ggufs[0]), opts)
         raise CheckpointError(f"{directory}: no config.json (a Hugging Face model directory "
                               "needs config.json next to its weights)")
     cfg = read_config(cfg_path)
     spec = spec_from_config(cfg)
     layout = layout_for_model_type(spec.architecture)
-    refuse_by_qk_norm_policy(f"{directory}: {spec.architecture!r}", spec, layout, qk_norm)
-    meta_files = [cfg_path]
+    refuse_by_qk_norm_policy(f"{directory}: {spec.architecture!r}", spec, layout, opts.qk_norm)
+    found = _directory_weights(directory, entries, opts.allow_pickle, only, weights)
+    store = found.store
+    try:
+        if spec.qk_norm is None:
+            refuse_qk_norm(cfg, store.names)
+        display = opts.name or str(cfg.get("_name_or_path") or "") or os.path.basename(
+            os.path.abspath(directory))
+        return _assemble(display, spec, layout, store,
+                         [cfg_path, *found.indexes, *found.paths], found.fmt, opts.checksum)
+    except BaseException:
+        store.close()
+        raise
+
+
+@dataclass(frozen=True)
+class _DirectoryWeights:
+    """The weight files of a model directory, opened: the store, its files, the shard
+    index read (if any), and the format (``safetensors`` or ``pickle``)."""
+
     store: TensorStore
-    fmt = "safetensors"
+    paths: list[str]
+    indexes: list[str]
+    fmt: str
+
+
+def _directory_weights(directory: str, entries: list[str], allow_pickle: bool,
+                       only: list[str] | None, weights: list[str] | None
+                       ) -> _DirectoryWeights:
+    """Open the weights of a model directory: the files named, the shards of the index,
+    the safetensors files, or (allowed only) the pickle checkpoints."""
     index = os.path.join(directory, "model.safetensors.index.json")
     if weights is not None:  # the safetensors file(s) the user named, nothing else
-        from qkforms.models.safetensors import SafetensorsStore
-
-        store = SafetensorsStore(weights)
-        paths = list(weights)
-    elif only is None and os.path.isfile(index):
-        from qkforms.models.safetensors import SafetensorsStore
-
+        return _DirectoryWeights(SafetensorsStore(weights), list(weights), [], "safetensors")
+    if only is None and os.path.isfile(index):
         weight_map = _read_index(index)
         shards = sorted(set(weight_map.values()))
         paths = [os.path.join(directory, s) for s in shards]
         for p in paths:
             if not os.path.isfile(p):
                 raise CheckpointError(f"{index}: shard {os.path.basename(p)!r} is missing")
-        store = SafetensorsStore(paths, weight_map)
-        meta_files.append(index)
-    elif only is None and any(e.endswith(".safetensors") for e in entries):
-        from qkforms.models.safetensors import SafetensorsStore
-
+        return _DirectoryWeights(SafetensorsStore(paths, weight_map), paths, [index],
+                                 "safetensors")
+    if only is None and any(e.endswith(".safetensors") for e in entries):
         single = os.path.join(directory, "model.safetensors")
         named = [e for e in entries if e.startswith("model") and e.endswith(".safetensors")]
         paths = ([single] if os.path.isfile(single) else
                  [os.path.join(directory, e) for e in named or entries
                   if e.endswith(".safetensors")])
-        store = SafetensorsStore(paths)
-    else:
-        suffixes = _pickle_suffixes()
-        pickles = only or [os.path.join(directory, e) for e in entries
-                           if e.endswith(suffixes) and "training_args" not in e]
-        if not pickles:
-            raise CheckpointError(f"{directory}: no weights found (expected *.safetensors, "
-                                  "a shard index, or a .gguf file)")
-        if not allow_pickle:
-            _refuse_pickle(pickles)
-        from qkforms.models.torchbin import TorchBinStore
-
-        weight_map = None
-        bin_index = os.path.join(directory, "pytorch_model.bin.index.json")
-        if only is None and os.path.isfile(bin_index):
-            weight_map = _read_index(bin_index)
-            pickles = [os.path.join(directory, s) for s in sorted(set(weight_map.values()))]
-            meta_files.append(bin_index)
-        store = TorchBinStore(pickles, weight_map)
-        paths = pickles
-        fmt = "pickle"
-    try:
-        if spec.qk_norm is None:
-            refuse_qk_norm(cfg, store.names)
-        display = name or str(cfg.get("_name_or_path") or "") or os.path.basename(
-            os.path.abspath(directory))
-        return _assemble(display, spec, layout, store, [*meta_files, *paths], fmt, checksum,
-                         qk_norm_policy="fold" if spec.qk_norm is not None else None)
-    except BaseException:
-        store.close()
-        raise
+        return _DirectoryWeights(SafetensorsStore(paths), paths, [], "safetensors")
+    pickles = only or [os.path.join(directory, e) for e in entries
+                       if e.endswith(PICKLE_SUFFIXES) and "training_args" not in e]
+    if not pickles:
+        raise CheckpointError(f"{directory}: no weights found (expected *.safetensors, "
+                              "a shard index, or a .gguf file)")
+    if not allow_pickle:
+        _refuse_pickle(pickles)
+    bin_map: dict[str, str] | None = None
+    indexes: list[str] = []
+    bin_index = os.path.join(directory, "pytorch_model.bin.index.json")
+    if only is None and os.path.isfile(bin_index):
+        bin_map = _read_index(bin_index)
+        pickles = [os.path.join(directory, s) for s in sorted(set(bin_map.values()))]
+        indexes.append(bin_index)
+    return _DirectoryWeights(TorchBinStore(pickles, bin_map), pickles, indexes, "pickle")
 
 
 def refuse_by_qk_norm_policy(subject: str, spec: ArchSpec, layout: Layout, qk_norm: str
@@ -270,20 +281,15 @@ def refuse_by_qk_norm_policy(subject: str, spec: ArchSpec, layout: Layout, qk_no
     >>> spec = ArchSpec("llama", "llama", 1, 4, 2, 2, 2, "rope", 1e4, 1.0)
     >>> refuse_by_qk_norm_policy("m", spec, layout_for_model_type("llama"), "refuse")
     """
-    from qkforms.models.scoremap import qk_norm_refusal
-
     if spec.qk_norm is not None and qk_norm == "refuse":
         gains = tuple(r.name for r in layout.requests(spec, 0)
                       if r.role in ("q_norm", "k_norm"))
         raise qk_norm_refusal(subject, spec.qk_norm, gains)
 
 
-def _load_gguf(path: str, *, name: str | None, checksum: bool,
-               qk_norm: str = "refuse") -> Model:
-    from qkforms.models.ggufio import GGUFStore, gguf_architecture, spec_from_gguf
-    from qkforms.models.layouts.gguf import GGUFLayout
-    from qkforms.models.scoremap import qk_norm_refusal
-
+def _load_gguf(path: str, opts: _LoadOptions) -> Model:
+    """A llama.cpp GGUF file; every q/k tensor checked to be decodable."""
+    qk_norm = opts.qk_norm
     store = GGUFStore(path)
     try:
         norms = {f"blk.0.attn_{s}_norm.weight": s for s in "qk"}
@@ -299,9 +305,8 @@ def _load_gguf(path: str, *, name: str | None, checksum: bool,
             value_rows = spec.n_kv * n_v
         layout = GGUFLayout(arch, value_rows=value_rows, fold_qk_norm=qk_norm == "fold",
                             norm_shapes={s: shapes[t] for t, s in norms.items() if t in shapes})
-        display = name or str(store.metadata.get("general.name") or Path(path).stem)
-        model = _assemble(display, spec, layout, store, [path], "gguf", checksum,
-                          qk_norm_policy="fold" if spec.qk_norm is not None else None)
+        display = opts.name or str(store.metadata.get("general.name") or Path(path).stem)
+        model = _assemble(display, spec, layout, store, [path], "gguf", opts.checksum)
         for layer in range(spec.n_layers):
             for tensor in model.tensor_names(layer).values():
                 store.check_decodable(tensor)
@@ -353,9 +358,9 @@ def _refuse_extra_layers(spec: ArchSpec, layout: Layout, store: TensorStore, pre
 
 
 def _assemble(display: str, spec: ArchSpec, layout: Layout, store: TensorStore,
-              files: list[str], fmt: str, checksum: bool,
-              qk_norm_policy: str | None = None) -> Model:
-    """Check every layer's q/k tensors against the config; build the Model."""
+              files: list[str], fmt: str, checksum: bool) -> Model:
+    """Check every layer's q/k tensors against the config; build the Model (its q/k-norm
+    policy is ``fold`` when the spec has a q/k norm: the loaders refused it otherwise)."""
     weight_files = files[-1:] if fmt == "gguf" else files
     prefix = _find_prefix(store, layout.requests(spec, 0)[0].name, weight_files,
                           layout.prefix_marker(spec))
@@ -384,5 +389,5 @@ def _assemble(display: str, spec: ArchSpec, layout: Layout, store: TensorStore,
     _refuse_extra_layers(spec, layout, store, prefix, weight_files)
     info = ModelInfo(name=display, spec=spec, dtype=",".join(sorted(dtypes)),
                      files=source_files(files, checksum), format=fmt,
-                     qk_norm_policy=qk_norm_policy)
+                     qk_norm_policy="fold" if spec.qk_norm is not None else None)
     return Model(info, layout, store, plan)

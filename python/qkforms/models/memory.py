@@ -5,7 +5,7 @@
 in a notebook, ...) into the :class:`~qkforms.models.Model` that
 :func:`qkforms.models.load` would make of the same model saved with
 ``save_pretrained``: the config goes through the same
-:func:`~qkforms.models.config.spec_from_config`, the parameters (``model.state_dict()``)
+:func:`~qkforms.models.layouts.spec_from_config`, the parameters (``model.state_dict()``)
 are read through :class:`ArrayStore` under the same tensor names, and the same
 :mod:`~qkforms.models.layouts` cut them into heads -- fused projections (GPT-2's Conv1D
 ``c_attn``, BLOOM's and GPT-NeoX's head-interleaved ``query_key_value``), biases,
@@ -37,8 +37,12 @@ from typing import Any
 import numpy as np
 
 from qkforms.errors import CheckpointError, QKFormsError, format_value
+from qkforms.models.config import refuse_qk_norm
+from qkforms.models.layouts import layout_for_model_type, spec_from_config
+from qkforms.models.loading import _assemble, refuse_by_qk_norm_policy
 from qkforms.models.model import Model
 from qkforms.models.records import SourceFile
+from qkforms.models.scoremap import check_qk_norm_policy
 
 __all__ = ["ArrayStore", "from_transformers", "memory_source", "to_numpy"]
 
@@ -180,11 +184,6 @@ def from_transformers(model: Any, *, name: str | None = None, qk_norm: str = "re
     ...     print(str(exc)[:58])
     from_transformers needs a transformers model (with config.
     """
-    from qkforms.models.config import refuse_qk_norm, spec_from_config
-    from qkforms.models.layouts import layout_for_model_type
-    from qkforms.models.loading import _assemble, refuse_by_qk_norm_policy
-    from qkforms.models.scoremap import check_qk_norm_policy
-
     check_qk_norm_policy(qk_norm)
     config: Any = getattr(model, "config", None)
     if not callable(getattr(config, "to_dict", None)) or not callable(
@@ -200,8 +199,7 @@ def from_transformers(model: Any, *, name: str | None = None, qk_norm: str = "re
     if spec.qk_norm is None:
         refuse_qk_norm(cfg, store.names)
     display = name or str(cfg.get("_name_or_path") or "") or what
-    out = _assemble(display, spec, layout, store, [], "transformers", checksum=False,
-                    qk_norm_policy="fold" if spec.qk_norm is not None else None)
+    out = _assemble(display, spec, layout, store, [], "transformers", checksum=False)
     arrays = [store.read(t) for layer in range(spec.n_layers)
               for t in out.tensor_names(layer).values()] if checksum else []
     out.info = dataclasses.replace(out.info, files=(memory_source(what, arrays, checksum),))

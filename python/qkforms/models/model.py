@@ -30,6 +30,7 @@ from qkforms.errors import (
     format_value,
 )
 from qkforms.models.layouts import Layout, QKArrays, norm_supported_model_types
+from qkforms.models.precision import half_widths, split_half_widths
 from qkforms.models.records import HeadWeights, LayerWeights, ModelInfo
 
 __all__ = ["Model", "TensorStore"]
@@ -179,8 +180,6 @@ class Model:
         >>> H_Q.shape == lw.W_Q.shape, bool((H_Q <= abs(lw.W_Q) * 2.0**-24).all())
         (True, True)
         """
-        from qkforms.models.precision import half_widths, split_half_widths
-
         layer = self._check_layer(layer)
         names = self._plan[layer]
         arrays = {role: self._store.read(name) for role, name in names.items()}
@@ -198,8 +197,6 @@ class Model:
         >>> h.shape == g.shape, bool((h <= abs(g) * 2.0**-24).all())
         (True, True)
         """
-        from qkforms.models.precision import half_widths
-
         name = self._norm_tensor_name(self._check_layer(layer))
         return np.asarray(half_widths(self._store, name), dtype=np.float64).reshape(-1)
 

@@ -31,7 +31,7 @@ unrounded scale and stores the scale (and offset) in float16 afterwards (``Q4_0`
 its grid clips the block's range (the short end of ``Q4_0``/``Q5_0``, the top of
 ``MXFP4``) the end codes get the reach of the clipped range: for every type that
 ``gguf.quants`` can quantize, every weight it quantizes lies within the half-width of
-its stored value (``tests/models/test_precision.py``). For the K-quants and ``IQ4_*``
+its stored value (``tests/models/test_models_precision.py``). For the K-quants and ``IQ4_*``
 (quantized by llama.cpp's searches, which may clip a few weights) the half step is the
 model. A (sub-)block whose stored step is 0 gets half-width 0.
 

@@ -22,14 +22,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from qkforms.head import Head
 from qkforms.models.config import ArchSpec
-
-if TYPE_CHECKING:
-    from qkforms.head import Head
 
 __all__ = ["HeadWeights", "LayerWeights", "ModelInfo", "SourceFile"]
 
@@ -257,8 +255,6 @@ class HeadWeights:
 
     def to_head(self) -> Head:
         """The core's :class:`qkforms.Head` of these maps (biases included)."""
-        from qkforms.head import Head
-
         return Head(self.W_Q, self.W_K, b_Q=self.b_Q, b_K=self.b_K)
 
     def form(self) -> np.ndarray:

@@ -1,7 +1,7 @@
 """Where a checkpoint comes from: paths, short names, hub ids, and the files' checksums.
 
 :func:`resolve` turns what the user typed into an existing local path: an existing file
-or directory as it is, a short name (:mod:`qkforms.models.registry`) to the files of
+or directory as it is, a short name (:mod:`qkforms.models.short_names`) to the files of
 its installed package, and, with ``huggingface_hub`` installed, a hub id to a snapshot
 in the local cache (downloaded only when asked). :func:`source_files` records the files
 read, with sizes and (streamed) sha256.
@@ -24,8 +24,10 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from qkforms._fs import open_regular
 from qkforms.errors import ModelNotFoundError
 from qkforms.models.records import SourceFile
+from qkforms.models.short_names import SHORT_NAMES, resolve_short_name
 
 __all__ = ["resolve", "resolve_hub", "sha256", "source_files"]
 
@@ -45,8 +47,6 @@ def sha256(path: str) -> str:
     >>> sha256(p)[:12]
     'ba7816bf8f01'
     """
-    from qkforms._fs import open_regular
-
     digest = hashlib.sha256()
     with open_regular(path, "rb") as f:
         while chunk := f.read(_CHUNK):
@@ -84,8 +84,6 @@ def resolve(source: str | os.PathLike[str], download: bool) -> tuple[str, str | 
         When the source is no existing path, no short name, and not a hub id that can
         be had (see :func:`resolve_hub`).
     """
-    from qkforms.models.registry import SHORT_NAMES, resolve_short_name
-
     text = os.fspath(source)
     if os.path.exists(text):
         return text, None
@@ -112,8 +110,6 @@ def resolve_hub(repo_id: str, download: bool, *, revision: str | None = None) ->
     ModelNotFoundError
         Without ``huggingface_hub``, or when the snapshot is neither cached nor fetched.
     """
-    from qkforms.models.registry import SHORT_NAMES
-
     try:
         import huggingface_hub
     except ImportError:

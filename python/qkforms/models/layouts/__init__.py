@@ -20,7 +20,7 @@ module         stored form                                                 model
 ``bert``       ``attention.self.query``/``key`` with biases (encoder)      bert
 ``gguf``       llama.cpp GGUF tensors (``blk.{i}.attn_q``/``attn_k`` or    GGUF files
                fused ``attn_qkv``), every architecture of
-               :data:`qkforms.models.ggufio.GGUF_ARCHITECTURES`
+               :data:`qkforms.models.gguf_config.GGUF_ARCHITECTURES`
 =============  ==========================================================  ==========
 
 Layouts of models that normalize their projected queries and keys put the
@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from qkforms.errors import CheckpointError, UnsupportedArchitectureError
-from qkforms.models.config import ArchSpec
+from qkforms.models.config import REFUSED_MODEL_TYPES, ArchSpec, refuse_qk_norm
 from qkforms.models.scoremap import fold_qk_norm
 
 __all__ = [
@@ -59,6 +59,7 @@ __all__ = [
     "layout_for_model_type",
     "norm_supported_model_types",
     "qk_norm_requests",
+    "spec_from_config",
     "supported_model_types",
 ]
 
@@ -284,5 +285,52 @@ def layout_for_model_type(model_type: str) -> Layout:
         raise UnsupportedArchitectureError(
             f"unknown architecture {model_type!r}: qkforms reads "
             f"{', '.join(supported_model_types())} checkpoints (Hugging Face safetensors) "
-            "and GGUF files (qkforms.models.ggufio.GGUF_ARCHITECTURES)")
+            "and GGUF files (qkforms.models.gguf_config.GGUF_ARCHITECTURES)")
     return importlib.import_module(f"qkforms.models.layouts.{module}").LAYOUT
+
+
+def spec_from_config(cfg: Mapping[str, Any]) -> ArchSpec:
+    """Build the :class:`~qkforms.models.config.ArchSpec` of a Hugging Face config.
+
+    Models that normalize their projected queries and keys (Qwen3, OLMo 2, Gemma 3, ...)
+    get their :class:`~qkforms.models.config.QKNorm` from their layout; whether they are
+    surveyed is the loader's q/k-norm policy (:func:`qkforms.models.load`).
+
+    Raises
+    ------
+    UnsupportedArchitectureError
+        For the model types of :data:`~qkforms.models.config.REFUSED_MODEL_TYPES` (with
+        the reason), q/k norms the layout does not describe
+        (:func:`~qkforms.models.config.refuse_qk_norm`), and unknown model types (naming
+        the supported).
+
+    Examples
+    --------
+    >>> spec = spec_from_config({"model_type": "mistral", "hidden_size": 5120,
+    ...     "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
+    ...     "num_hidden_layers": 40, "rope_theta": 1e8})
+    >>> spec.n_q, spec.n_kv, spec.n, spec.kv_group, spec.rope_base
+    (32, 8, 128, 4, 100000000.0)
+    >>> spec_from_config({"model_type": "qwen3", "hidden_size": 64, "head_dim": 16,
+    ...     "num_attention_heads": 4, "num_key_value_heads": 2,
+    ...     "num_hidden_layers": 2}).qk_norm
+    QKNorm(kind='rms', scope='head', eps=1e-06, gain_offset=0.0)
+    """
+    model_type = cfg.get("model_type")
+    if not isinstance(model_type, str):
+        refuse_qk_norm(cfg)
+        archs = cfg.get("architectures")
+        raise UnsupportedArchitectureError(
+            f"config has no 'model_type' (architectures: {archs!r}); cannot choose a layout")
+    if model_type in REFUSED_MODEL_TYPES:
+        raise UnsupportedArchitectureError(
+            f"{model_type!r} is not supported: {REFUSED_MODEL_TYPES[model_type]}")
+    try:
+        layout = layout_for_model_type(model_type)
+    except UnsupportedArchitectureError:
+        refuse_qk_norm(cfg)
+        raise
+    spec = layout.spec(cfg)
+    if spec.qk_norm is None:
+        refuse_qk_norm(cfg)
+    return spec

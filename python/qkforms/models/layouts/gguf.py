@@ -1,5 +1,5 @@
 """llama.cpp GGUF files: one layout for every architecture of
-:data:`qkforms.models.ggufio.GGUF_ARCHITECTURES`.
+:data:`qkforms.models.gguf_config.GGUF_ARCHITECTURES`.
 
 Tensors (names as llama.cpp's converter writes them, shapes in output x input order):
 
@@ -21,7 +21,7 @@ the maps (:func:`qkforms.models.scoremap.fold_qk_norm`).
 Examples
 --------
 >>> from qkforms.models.config import ArchSpec
->>> from qkforms.models.ggufio import GGUF_ARCHITECTURES
+>>> from qkforms.models.gguf_config import GGUF_ARCHITECTURES
 >>> spec = ArchSpec("phi3", "gguf", 1, 8, 4, 2, 1, "rope", 1e4, 1.0)
 >>> layout = GGUFLayout(GGUF_ARCHITECTURES["phi3"], value_rows=4)
 >>> [(r.name, r.shape) for r in layout.requests(spec, 0)]
@@ -31,11 +31,12 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from qkforms.models.config import ArchSpec
+from qkforms.models.gguf_config import GGUFArchitecture, spec_from_gguf
 from qkforms.models.layouts import (
     Layout,
     QKArrays,
@@ -46,9 +47,6 @@ from qkforms.models.layouts import (
 from qkforms.models.layouts.llama import unpermute_llamacpp
 from qkforms.models.layouts.opt import separate_projections
 
-if TYPE_CHECKING:
-    from qkforms.models.ggufio import GGUFArchitecture
-
 __all__ = ["GGUFLayout"]
 
 
@@ -58,7 +56,7 @@ class GGUFLayout(Layout):
     Parameters
     ----------
     arch
-        The file's :class:`~qkforms.models.ggufio.GGUFArchitecture`.
+        The file's :class:`~qkforms.models.gguf_config.GGUFArchitecture`.
     value_rows
         Rows of the value map inside a fused ``attn_qkv`` (``n_kv * value_length``).
     fold_qk_norm
@@ -68,7 +66,7 @@ class GGUFLayout(Layout):
 
     Examples
     --------
-    >>> from qkforms.models.ggufio import GGUF_ARCHITECTURES
+    >>> from qkforms.models.gguf_config import GGUF_ARCHITECTURES
     >>> GGUFLayout(GGUF_ARCHITECTURES["llama"]).name
     'gguf'
     """
@@ -85,9 +83,7 @@ class GGUFLayout(Layout):
         self.norm_shapes = dict(norm_shapes or {})
 
     def spec(self, cfg: Mapping[str, Any]) -> ArchSpec:
-        """ArchSpec from GGUF metadata (:func:`~qkforms.models.ggufio.spec_from_gguf`)."""
-        from qkforms.models.ggufio import spec_from_gguf
-
+        """ArchSpec from GGUF metadata (:func:`~qkforms.models.gguf_config.spec_from_gguf`)."""
         return spec_from_gguf(cfg, [])
 
     def requests(self, spec: ArchSpec, layer: int) -> list[TensorRequest]:

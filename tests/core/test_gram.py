@@ -273,7 +273,7 @@ def test_layer_shapes_and_kv_index_are_checked() -> None:
 def test_pivot_rule_of_the_fallback() -> None:
     """The documented rule: Cholesky unless the smallest squared pivot is at most
     ``PIVOT_LIMIT * max diag(G)`` (or there is no Cholesky factor)."""
-    from qkforms.gram import _cholesky
+    from qkforms.gram_factor import _cholesky
 
     passes = np.diag([4.0, 1e3 * PIVOT_LIMIT])  # squared pivots 4 and 1e-5 > 4e-8
     falls = np.diag([4.0, PIVOT_LIMIT])  # 1e-8 <= 4e-8 (also below PIVOT_LIMIT / 4)

@@ -16,7 +16,7 @@ execute the package.
 
 Examples
 --------
->>> from qkforms.models.registry import SHORT_NAMES
+>>> from qkforms.models.short_names import SHORT_NAMES
 >>> sorted(SHORT_NAMES)
 ['minilm', 'smollm2']
 >>> SHORT_NAMES["smollm2"].pip_name
@@ -28,6 +28,8 @@ from __future__ import annotations
 import importlib.util
 import os
 from dataclasses import dataclass
+
+from qkforms.errors import ModelNotFoundError
 
 __all__ = ["SHORT_NAMES", "ShortName", "resolve_short_name"]
 
@@ -87,8 +89,6 @@ def resolve_short_name(name: str) -> tuple[str, str] | None:
     entry = SHORT_NAMES.get(name.strip().lower()) if isinstance(name, str) else None
     if entry is None:
         return None
-    from qkforms.models import ModelNotFoundError
-
     spec = importlib.util.find_spec(entry.package)
     if spec is None:
         raise ModelNotFoundError(f"short name {entry.name!r} needs the package "
