@@ -25,7 +25,7 @@ Examples
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -35,12 +35,21 @@ from qkforms import _progress
 from qkforms.errors import QKFormsError
 from qkforms.stats.bootstrap import (
     DEFAULT_BOOT,
-    Draws,
     cliffs_delta_ci,
-    median_ci,
-    ratio_of_medians_ci,
     rng_for,
-    share_ci,
+)
+from qkforms.stats.cells import (
+    BALANCE_READ_COLUMNS,
+    POOLED,
+    Context,
+    floats,
+    ordered_unique,
+    put_median,
+    put_ratio,
+    put_share,
+    rows_to_table,
+    scopes,
+    signature_masks,
 )
 from qkforms.stats.series import SERIES_TABLES, has_steps, last_step_rows, series_tables
 from qkforms.stats.table import Table, as_table
@@ -57,12 +66,6 @@ __all__ = [
     "observations",
 ]
 
-#: the heads.parquet columns of the Observation 1 counts
-BALANCE_READ_COLUMNS: tuple[str, ...] = ("status", "n_pos", "n_neg", "n_zero", "N", "n",
-                                         "signature_by", "surjective", "prediction",
-                                         "prediction_met")
-#: label of the pooled row
-POOLED = "ALL"
 #: symmetric-energy threshold of a "strongly symmetric" head
 STRONGLY_SYMMETRIC = 0.75
 #: columns of heads.parquet that the statistics read (from the schema table)
@@ -95,25 +98,18 @@ TABLES: tuple[str, ...] = (
 # helpers
 
 
-def _float(col: Any) -> NDArray[np.float64]:
-    out = np.empty(len(col), dtype=np.float64)
-    for i, v in enumerate(col):
-        out[i] = np.nan if v is None else float(v)
-    return out
-
-
 def _is_certified(t: Table) -> bool:
     """Whether the heads carry certified intervals (a ``--certify`` survey)."""
     if "theta_dist_lo" not in t or "theta_dist_hi" not in t:
         return False
-    return bool(len(t)) and bool(np.any(~np.isnan(_float(t["theta_dist_lo"]))))
+    return bool(len(t)) and bool(np.any(~np.isnan(floats(t["theta_dist_lo"]))))
 
 
 def _is_banded(t: Table) -> bool:
     """Whether the heads carry storage-precision bands (a ``--precision-bands`` survey)."""
     if "theta_dist_band_lo" not in t:
         return False
-    return bool(len(t)) and bool(np.any(~np.isnan(_float(t["theta_dist_band_lo"]))))
+    return bool(len(t)) and bool(np.any(~np.isnan(floats(t["theta_dist_band_lo"]))))
 
 
 #: interval column suffixes: certified enclosures, storage-precision bands
@@ -128,8 +124,8 @@ def _decisions(t: Table, stats: Sequence[str], rule: Any,
     (:func:`qkforms.exact.decide`)."""
     from qkforms.exact.enclosure import decide
 
-    return decide(rule, [_float(t[f"{s}_{ends[0]}"]) for s in stats],
-                  [_float(t[f"{s}_{ends[1]}"]) for s in stats])
+    return decide(rule, [floats(t[f"{s}_{ends[0]}"]) for s in stats],
+                  [floats(t[f"{s}_{ends[1]}"]) for s in stats])
 
 
 def _certified_labels(t: Table, rule_on_profiles: Any,
@@ -139,7 +135,7 @@ def _certified_labels(t: Table, rule_on_profiles: Any,
     Heads whose box the rule does not decide get :data:`UNDECIDED`; so do heads whose
     box reaches ``b = c = d = 0`` (where the symmetric profile is undefined).
     """
-    lows = np.stack([_float(t[f"{s}_{ends[0]}"]) for s in "abcd"], axis=1)
+    lows = np.stack([floats(t[f"{s}_{ends[0]}"]) for s in "abcd"], axis=1)
     usable = lows[:, 1:].sum(axis=1) > 0
     out = np.full(len(t), UNDECIDED, dtype=object)
     idx = np.flatnonzero(usable)
@@ -149,106 +145,6 @@ def _certified_labels(t: Table, rule_on_profiles: Any,
             np.stack([a, b, c, d], axis=-1)), ends)
         out[idx] = [UNDECIDED if v is None else str(v) for v in verdict]
     return np.asarray(out.tolist(), dtype=str) if len(t) else np.asarray([], str)
-
-
-#: the samples a table row resamples: its heads, the Gaussian baseline heads, a null
-SAMPLES = ("heads", "baseline", "null")
-
-
-class _Ctx:
-    """Seed, bootstrap size and the replicates of every (table row, sample).
-
-    Every statistic of a row's sample is resampled with the same replicates
-    (:class:`~qkforms.stats.bootstrap.Draws` named ``(row key, sample)``; docs/statistics.md).
-    """
-
-    def __init__(self, seed: int, n_boot: int) -> None:
-        self.seed = seed
-        self.n_boot = n_boot
-        self._draws: dict[tuple, Draws] = {}
-
-    def rng(self, *keys: Any) -> np.random.Generator:
-        return rng_for(self.seed, "bootstrap", *keys)
-
-    def draws(self, key: tuple, sample: str = "heads") -> Draws:
-        """The replicates of ``sample`` (one of :data:`SAMPLES`) in the row ``key``."""
-        if sample not in SAMPLES:
-            raise QKFormsError(f"unknown bootstrap sample {sample!r}")
-        d = self._draws.get((key, sample))
-        if d is None:
-            d = self._draws[(key, sample)] = Draws(self.seed, *key, sample)
-        return d
-
-
-def _put_median(
-    row: dict[str, Any], ctx: _Ctx, key: tuple, name: str, x: NDArray, groups: Any,
-    quantiles: tuple[int, int] | None = (10, 90), sample: str = "heads",
-) -> None:
-    est, lo, hi = median_ci(x, groups=groups, draws=ctx.draws(key, sample), n_boot=ctx.n_boot)
-    row[f"{name}_median"] = est
-    row[f"{name}_median_ci_low"] = lo
-    row[f"{name}_median_ci_high"] = hi
-    if quantiles is not None:
-        finite = x[~np.isnan(x)]  # +-inf (e.g. rho of a NSD head) stay: they order fine
-        with np.errstate(invalid="ignore"):
-            q = np.quantile(finite, [quantiles[0] / 100, quantiles[1] / 100]) if finite.size \
-                else [np.nan, np.nan]
-        row[f"{name}_p{quantiles[0]}"] = float(q[0])
-        row[f"{name}_p{quantiles[1]}"] = float(q[1])
-
-
-def _put_share(
-    row: dict[str, Any], ctx: _Ctx, key: tuple, name: str, mask: NDArray, groups: Any
-) -> None:
-    est, lo, hi = share_ci(mask, groups=groups, draws=ctx.draws(key), n_boot=ctx.n_boot)
-    row[name] = est
-    row[f"{name}_ci_low"] = lo
-    row[f"{name}_ci_high"] = hi
-
-
-def _put_ratio(
-    row: dict[str, Any], ctx: _Ctx, key: tuple, name: str, x: NDArray, y: NDArray,
-    gx: Any, gy: Any, y_sample: str = "baseline",
-) -> None:
-    est, lo, hi = ratio_of_medians_ci(
-        x, y, groups_x=gx, groups_y=gy, n_boot=ctx.n_boot, draws_x=ctx.draws(key),
-        draws_y=ctx.draws(key, y_sample),
-    )
-    row[name] = est
-    row[f"{name}_ci_low"] = lo
-    row[f"{name}_ci_high"] = hi
-
-
-def _rows_to_table(rows: Sequence[dict[str, Any]]) -> Table:
-    if not rows:
-        return Table()
-    names: list[str] = []
-    for r in rows:
-        for k in r:
-            if k not in names:
-                names.append(k)
-    return Table({k: [r.get(k) for r in rows] for k in names})
-
-
-def _ordered_unique(values: Sequence[Any]) -> list[Any]:
-    seen: dict[Any, None] = {}
-    for v in values:
-        seen.setdefault(v, None)
-    return list(seen)
-
-
-def _scopes(models: NDArray) -> Iterator[tuple[str, NDArray[np.bool_], Any]]:
-    """(label, mask, bootstrap groups): one scope per model, then the pooled scope.
-
-        Examples
-        --------
-        >>> _Ctx(0, 10).rng("x").integers(5) == _Ctx(0, 10).rng("x").integers(5)
-        np.True_
-        """
-    names = _ordered_unique(models.tolist())
-    for m in names:
-        yield str(m), models == m, None
-    yield POOLED, np.ones(len(models), dtype=bool), models
 
 
 # ---------------------------------------------------------------------------------------
@@ -261,7 +157,7 @@ def _layer_payloads(
     """Split ok heads and spectra by (model, layer); return payloads and the head order."""
     models = heads["model"].tolist()
     layers = [int(v) for v in heads["layer"].tolist()]
-    model_order = {m: i for i, m in enumerate(_ordered_unique(models))}
+    model_order = {m: i for i, m in enumerate(ordered_unique(models))}
     keys = sorted(set(zip(models, layers, strict=True)), key=lambda k: (model_order[k[0]], k[1]))
     by_key: dict[tuple, list[int]] = {}
     for i, k in enumerate(zip(models, layers, strict=True)):
@@ -359,29 +255,7 @@ def _merge(parts: list[dict[str, list[Any]]]) -> Table:
 # the tables
 
 
-def signature_masks(ok: Table) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
-    """``(balanced, full_signature)`` masks of ok heads (Observation 1, Theorem 3).
-
-    ``balanced``: ``n_pos == n_neg``; ``full_signature``: ``(n_pos, n_neg, n_zero) ==
-    (n, n, N - 2n)``; both False where the signature is undecided (null).
-
-    Examples
-    --------
-    >>> from qkforms.stats.table import Table
-    >>> t = Table({"n_pos": [2, 2], "n_neg": [2, 1], "n_zero": [4, 5], "N": [8, 8],
-    ...            "n": [2, 2]})
-    >>> [m.tolist() for m in signature_masks(t)]
-    [[True, False], [True, False]]
-    """
-    n_pos, n_neg = _float(ok["n_pos"]), _float(ok["n_neg"])
-    n_zero = _float(ok["n_zero"])
-    N, n = _float(ok["N"]), _float(ok["n"])
-    balanced = (n_pos == n_neg) & ~np.isnan(n_pos)
-    full = (n_pos == n) & (n_neg == n) & (n_zero == N - 2 * n)
-    return balanced, full
-
-
-def _balance_table(heads_all: Table, ok: Table, ctx: _Ctx) -> Table:
+def _balance_table(heads_all: Table, ok: Table, ctx: Context) -> Table:
     """Observation 1: the counts of :func:`qkforms.survey.balance.balance_counts`, the share
     of balanced heads among those with a decided signature, and the smallest balance."""
     from qkforms.survey.balance import BALANCE_COUNTS, balance_counts
@@ -389,7 +263,7 @@ def _balance_table(heads_all: Table, ok: Table, ctx: _Ctx) -> Table:
     rows = []
     all_models = heads_all["model"]
     ok_models = ok["model"]
-    for label, mask, groups in _scopes(all_models):
+    for label, mask, groups in scopes(all_models):
         okmask = ok_models == label if label != POOLED else np.ones(len(ok), dtype=bool)
         sub = ok.take(okmask)
         counts = balance_counts({c: heads_all.take(mask)[c].tolist()
@@ -397,32 +271,32 @@ def _balance_table(heads_all: Table, ok: Table, ctx: _Ctx) -> Table:
         row: dict[str, Any] = {"model": label}
         row.update({k: counts[k] for k in BALANCE_COUNTS})
         balanced, _ = signature_masks(sub)
-        decided = ~np.isnan(_float(sub["n_pos"]))
-        _put_share(row, ctx, ("balance", label), "balanced_share", balanced[decided],
+        decided = ~np.isnan(floats(sub["n_pos"]))
+        put_share(row, ctx, ("balance", label), "balanced_share", balanced[decided],
                    None if groups is None else sub["model"][decided])
-        bal = _float(sub["balance"])
+        bal = floats(sub["balance"])
         row["balance_min"] = float(np.nanmin(bal)) if np.any(~np.isnan(bal)) else np.nan
         rows.append(row)
-    return _rows_to_table(rows)
+    return rows_to_table(rows)
 
 
-def _sym_energy_table(ok: Table, base: Table, ctx: _Ctx) -> Table:
+def _sym_energy_table(ok: Table, base: Table, ctx: Context) -> Table:
     rows = []
-    for label, mask, groups in _scopes(ok["model"]):
+    for label, mask, groups in scopes(ok["model"]):
         sub = ok.take(mask)
         g = None if groups is None else sub["model"]
-        x = _float(sub["sym_energy"])
-        N = _float(sub["N"])
+        x = floats(sub["sym_energy"])
+        N = floats(sub["N"])
         theory = (N + 1) / (2 * N)
         row: dict[str, Any] = {"model": label, "heads": len(sub)}
         Ns = sorted({int(v) for v in N if not np.isnan(v)})
         row["N"] = Ns[0] if len(Ns) == 1 else None
-        ns = sorted({int(v) for v in _float(sub["n"]) if not np.isnan(v)})
+        ns = sorted({int(v) for v in floats(sub["n"]) if not np.isnan(v)})
         row["n"] = ns[0] if len(ns) == 1 else None
         row["baseline_theory"] = float(np.mean(theory)) if len(sub) else np.nan
-        _put_median(row, ctx, ("sym", label), "sym_energy", x, g)
+        put_median(row, ctx, ("sym", label), "sym_energy", x, g)
         row["sym_energy_mean"] = float(np.nanmean(x)) if len(sub) else np.nan
-        _put_median(row, ctx, ("sym", label), "sym_energy_excess", x - theory, g, None)
+        put_median(row, ctx, ("sym", label), "sym_energy_excess", x - theory, g, None)
         if _is_certified(ok):
             verdict = _decisions(sub, ("sym_energy",), lambda v: v >= STRONGLY_SYMMETRIC)
             strong = np.asarray([v is True for v in verdict], dtype=bool)
@@ -430,60 +304,60 @@ def _sym_energy_table(ok: Table, base: Table, ctx: _Ctx) -> Table:
         else:
             strong = x >= STRONGLY_SYMMETRIC
         row["strongly_symmetric"] = int(strong.sum())
-        _put_share(row, ctx, ("sym", label), "strongly_symmetric_share", strong, g)
+        put_share(row, ctx, ("sym", label), "strongly_symmetric_share", strong, g)
         bmask = base["model"] == label if label != POOLED else np.ones(len(base), dtype=bool)
         bsub = base.take(bmask) if len(base) else base
         row["baseline_heads"] = len(bsub)
         if len(bsub):
-            bx = _float(bsub["sym_energy"])
+            bx = floats(bsub["sym_energy"])
             bg = None if groups is None else bsub["model"]
             row["baseline_sym_energy_mean"] = float(np.mean(bx))
-            _put_median(row, ctx, ("sym", label), "baseline_sym_energy", bx, bg, None,
+            put_median(row, ctx, ("sym", label), "baseline_sym_energy", bx, bg, None,
                         "baseline")
-            _put_ratio(row, ctx, ("sym", label), "sym_energy_median_ratio", x, bx, g, bg)
+            put_ratio(row, ctx, ("sym", label), "sym_energy_median_ratio", x, bx, g, bg)
         rows.append(row)
-    return _rows_to_table(rows)
+    return rows_to_table(rows)
 
 
-def _pairing_table(ok: Table, base: Table, ctx: _Ctx) -> Table:
+def _pairing_table(ok: Table, base: Table, ctx: Context) -> Table:
     rows = []
-    for label, mask, groups in _scopes(ok["model"]):
+    for label, mask, groups in scopes(ok["model"]):
         sub = ok.take(mask)
         g = None if groups is None else sub["model"]
-        x = _float(sub["pairing"])
+        x = floats(sub["pairing"])
         row: dict[str, Any] = {"model": label, "heads": len(sub)}
-        _put_median(row, ctx, ("pairing", label), "pairing", x, g)
+        put_median(row, ctx, ("pairing", label), "pairing", x, g)
         bmask = base["model"] == label if label != POOLED else np.ones(len(base), dtype=bool)
         bsub = base.take(bmask) if len(base) else base
         row["baseline_heads"] = len(bsub)
         if len(bsub):
-            bx = _float(bsub["pairing"])
+            bx = floats(bsub["pairing"])
             bg = None if groups is None else bsub["model"]
-            _put_median(row, ctx, ("pairing", label), "baseline_pairing", bx, bg,
+            put_median(row, ctx, ("pairing", label), "baseline_pairing", bx, bg,
                         sample="baseline")
-            _put_ratio(row, ctx, ("pairing", label), "pairing_median_ratio", x, bx, g, bg)
-            _put_share(row, ctx, ("pairing", label), "below_baseline_min_share",
+            put_ratio(row, ctx, ("pairing", label), "pairing_median_ratio", x, bx, g, bg)
+            put_share(row, ctx, ("pairing", label), "below_baseline_min_share",
                        x < np.min(bx), g)
         rows.append(row)
-    return _rows_to_table(rows)
+    return rows_to_table(rows)
 
 
-def _lobes_table(ok: Table, base: Table, ctx: _Ctx) -> Table:
+def _lobes_table(ok: Table, base: Table, ctx: Context) -> Table:
     rows = []
     names = ("lobe_departure", "pairing_gap", "rho", "thm5_dist")
-    for label, mask, groups in _scopes(ok["model"]):
+    for label, mask, groups in scopes(ok["model"]):
         sub = ok.take(mask)
         g = None if groups is None else sub["model"]
         row: dict[str, Any] = {"model": label, "heads": len(sub)}
         for name in names:
-            _put_median(row, ctx, ("lobes", label), name, _float(sub[name]), g)
+            put_median(row, ctx, ("lobes", label), name, floats(sub[name]), g)
         bmask = base["model"] == label if label != POOLED else np.ones(len(base), dtype=bool)
         bsub = base.take(bmask) if len(base) else base
         if len(bsub):
             bg = None if groups is None else bsub["model"]
             for name in ("lobe_departure", "pairing_gap"):
-                _put_median(row, ctx, ("lobes", label), f"baseline_{name}",
-                            _float(bsub[name]), bg, None, "baseline")
+                put_median(row, ctx, ("lobes", label), f"baseline_{name}",
+                            floats(bsub[name]), bg, None, "baseline")
         rows.append(row)
     # range of the per-model medians on the pooled row
     per_model = rows[:-1]
@@ -491,7 +365,7 @@ def _lobes_table(ok: Table, base: Table, ctx: _Ctx) -> Table:
         meds = [r[f"{name}_median"] for r in per_model if not math.isnan(r[f"{name}_median"])]
         rows[-1][f"{name}_model_median_min"] = min(meds) if meds else np.nan
         rows[-1][f"{name}_model_median_max"] = max(meds) if meds else np.nan
-    return _rows_to_table(rows)
+    return rows_to_table(rows)
 
 
 def _uniform_simplex_null(count: int, seed: int, label: str) -> NDArray[np.float64]:
@@ -504,18 +378,18 @@ def _uniform_simplex_null(count: int, seed: int, label: str) -> NDArray[np.float
     return np.asarray(theta_distance(pts), dtype=np.float64).reshape(count)
 
 
-def _accumulation_tables(ok: Table, base: Table, ctx: _Ctx) -> tuple[Table, Table]:
+def _accumulation_tables(ok: Table, base: Table, ctx: Context) -> tuple[Table, Table]:
     from scipy import stats
 
     rows, tests = [], []
     null_cache: dict[str, NDArray] = {}
-    for label, mask, groups in _scopes(ok["model"]):
+    for label, mask, groups in scopes(ok["model"]):
         sub = ok.take(mask)
         g = None if groups is None else sub["model"]
         key = ("accumulation", label)
         row: dict[str, Any] = {"model": label, "heads": len(sub)}
-        dist = _float(sub["theta_dist"])
-        _put_median(row, ctx, key, "theta_dist", dist, g)
+        dist = floats(sub["theta_dist"])
+        put_median(row, ctx, key, "theta_dist", dist, g)
         if _is_certified(ok):
             verdict = _decisions(sub, ("theta_dist",), lambda v: v <= NEAR_THETA)
             near = np.asarray([v is True for v in verdict], dtype=bool)
@@ -523,10 +397,10 @@ def _accumulation_tables(ok: Table, base: Table, ctx: _Ctx) -> tuple[Table, Tabl
         else:
             near = dist <= NEAR_THETA
         row["near_theta"] = int(near.sum())
-        _put_share(row, ctx, key, "near_theta_share", near, g)
-        _put_median(row, ctx, key, "theta_L_dist", _float(sub["theta_L_dist"]), g, None)
-        bma = _float(sub["b_minus_a"])
-        _put_median(row, ctx, key, "b_minus_a", bma, g)
+        put_share(row, ctx, key, "near_theta_share", near, g)
+        put_median(row, ctx, key, "theta_L_dist", floats(sub["theta_L_dist"]), g, None)
+        bma = floats(sub["b_minus_a"])
+        put_median(row, ctx, key, "b_minus_a", bma, g)
         finite = bma[np.isfinite(bma)]
         if finite.size >= 3 and np.std(finite) > 0:
             df, loc, scale = stats.t.fit(finite)
@@ -536,29 +410,29 @@ def _accumulation_tables(ok: Table, base: Table, ctx: _Ctx) -> tuple[Table, Tabl
         else:
             row["b_minus_a_t_df"] = row["b_minus_a_t_loc"] = row["b_minus_a_t_scale"] = np.nan
             row["b_minus_a_trimmed_mean25"] = float(np.mean(finite)) if finite.size else np.nan
-        _put_median(row, ctx, key, "a_over_b", _float(sub["a_over_b"]), g, None)
-        cd = _float(sub["c"]) * _float(sub["d"])
-        _put_median(row, ctx, key, "cd", cd, g)
-        pr = _float(sub["participation_ratio"])
-        _put_median(row, ctx, key, "participation_ratio", pr, g)
-        _put_median(row, ctx, key, "stable_rank", _float(sub["stable_rank"]), g, None)
-        _put_median(row, ctx, key, "leading_share", _float(sub["leading_share"]), g, None)
+        put_median(row, ctx, key, "a_over_b", floats(sub["a_over_b"]), g, None)
+        cd = floats(sub["c"]) * floats(sub["d"])
+        put_median(row, ctx, key, "cd", cd, g)
+        pr = floats(sub["participation_ratio"])
+        put_median(row, ctx, key, "participation_ratio", pr, g)
+        put_median(row, ctx, key, "stable_rank", floats(sub["stable_rank"]), g, None)
+        put_median(row, ctx, key, "leading_share", floats(sub["leading_share"]), g, None)
         row["pr_lt2"] = int(np.sum(pr < 2))
-        _put_share(row, ctx, key, "pr_lt2_share", pr < 2, g)
+        put_share(row, ctx, key, "pr_lt2_share", pr < 2, g)
         row["pr_lt5"] = int(np.sum(pr < 5))
-        _put_share(row, ctx, key, "pr_lt5_share", pr < 5, g)
+        put_share(row, ctx, key, "pr_lt5_share", pr < 5, g)
         bmask = base["model"] == label if label != POOLED else np.ones(len(base), dtype=bool)
         bsub = base.take(bmask) if len(base) else base
         nulls: list[tuple[str, NDArray, Any]] = []
         if len(bsub):
             bg = None if groups is None else bsub["model"]
-            bdist = _float(bsub["theta_dist"])
-            _put_median(row, ctx, key, "baseline_theta_dist", bdist, bg, None, "baseline")
-            _put_median(row, ctx, key, "baseline_participation_ratio",
-                        _float(bsub["participation_ratio"]), bg, None, "baseline")
+            bdist = floats(bsub["theta_dist"])
+            put_median(row, ctx, key, "baseline_theta_dist", bdist, bg, None, "baseline")
+            put_median(row, ctx, key, "baseline_participation_ratio",
+                        floats(bsub["participation_ratio"]), bg, None, "baseline")
             nulls.append(("gaussian", bdist, bg))
         if label == POOLED:
-            names = _ordered_unique(sub["model"].tolist())
+            names = ordered_unique(sub["model"].tolist())
             udist = np.concatenate([null_cache[m] for m in names])
             ug = np.concatenate([[m] * len(null_cache[m]) for m in names])
         else:
@@ -572,10 +446,10 @@ def _accumulation_tables(ok: Table, base: Table, ctx: _Ctx) -> tuple[Table, Tabl
             gx = None if g is None else np.asarray(g)[np.isfinite(dist)]
             t: dict[str, Any] = {"model": label, "null": null_name, "n_trained": int(x.size),
                                  "n_null": int(y.size)}
-            _put_median(t, ctx, ("acc-test", label, null_name), "trained", x, gx, None)
+            put_median(t, ctx, ("acc-test", label, null_name), "trained", x, gx, None)
             test_key = ("acc-test", label, null_name)
-            _put_median(t, ctx, test_key, "null", y, gy, None, "null")
-            _put_ratio(t, ctx, test_key, "median_ratio", x, y, gx, gy, "null")
+            put_median(t, ctx, test_key, "null", y, gy, None, "null")
+            put_ratio(t, ctx, test_key, "median_ratio", x, y, gx, gy, "null")
             est, lo, hi = cliffs_delta_ci(x, y, groups_x=gx, groups_y=gy, n_boot=ctx.n_boot,
                                           draws_x=ctx.draws(test_key),
                                           draws_y=ctx.draws(test_key, "null"))
@@ -588,16 +462,16 @@ def _accumulation_tables(ok: Table, base: Table, ctx: _Ctx) -> tuple[Table, Tabl
                 t["p_value_closer"] = float(less.pvalue)
             else:
                 t["mannwhitney_u"] = t["p_value"] = t["p_value_closer"] = np.nan
-            _put_share(t, ctx, ("acc-test", label, null_name), "below_null_median_share",
+            put_share(t, ctx, ("acc-test", label, null_name), "below_null_median_share",
                        x < t["null_median"], gx)
             tests.append(t)
-    return _rows_to_table(rows), _rows_to_table(tests)
+    return rows_to_table(rows), rows_to_table(tests)
 
 
 def _type_labels(ok: Table, seed: int) -> dict[str, NDArray]:
     from qkforms.stats.types import imbalance_types, kmeans_types, radius_types
 
-    prof = np.stack([_float(ok[c]) for c in ("a", "b", "c", "d")], axis=1)
+    prof = np.stack([floats(ok[c]) for c in ("a", "b", "c", "d")], axis=1)
     if _is_certified(ok):  # a head has a type only when its intervals decide it
         labels = {"radius": _certified_labels(ok, lambda q: radius_types(q, SPECTRAL_TYPE_RADIUS)),
                   "imbalance": _certified_labels(ok, imbalance_types)}
@@ -606,18 +480,18 @@ def _type_labels(ok: Table, seed: int) -> dict[str, NDArray]:
                   "imbalance": imbalance_types(prof)}
     km = np.empty(len(ok), dtype=object)
     models = ok["model"]
-    for m in _ordered_unique(models.tolist()):
+    for m in ordered_unique(models.tolist()):
         idx = np.flatnonzero(models == m)
         km[idx] = kmeans_types([ok["_eig_S"][i] for i in idx], seed=seed)
     labels["kmeans"] = np.asarray(km.tolist(), dtype=str) if len(ok) else np.asarray([], str)
     return labels
 
 
-def _types_tables(ok: Table, labels: dict[str, NDArray], ctx: _Ctx) -> tuple[Table, Table]:
+def _types_tables(ok: Table, labels: dict[str, NDArray], ctx: Context) -> tuple[Table, Table]:
     from qkforms.stats.types import RADII, TYPES, best_k_silhouette, radius_types
 
     rows, sens = [], []
-    c, d = _float(ok["c"]), _float(ok["d"])
+    c, d = floats(ok["c"]), floats(ok["d"])
     certified = _is_certified(ok)
     parity_undecided = np.zeros(len(ok), dtype=bool)
     if certified:
@@ -626,9 +500,9 @@ def _types_tables(ok: Table, labels: dict[str, NDArray], ctx: _Ctx) -> tuple[Tab
         parity_undecided = np.asarray([v is None for v in verdict], dtype=bool)
     else:
         parity = c > d
-    prof = np.stack([_float(ok[k]) for k in ("a", "b", "c", "d")], axis=1)
+    prof = np.stack([floats(ok[k]) for k in ("a", "b", "c", "d")], axis=1)
     survey_types = ok.get("spectral_type")
-    for label, mask, groups in _scopes(ok["model"]):
+    for label, mask, groups in scopes(ok["model"]):
         g = None if groups is None else ok["model"][mask]
         best_k = None
         if label != POOLED:
@@ -642,14 +516,14 @@ def _types_tables(ok: Table, labels: dict[str, NDArray], ctx: _Ctx) -> tuple[Tab
             if certified:
                 row["n_undecided"] = int(np.sum(lab == UNDECIDED))
             for t in TYPES:
-                _put_share(row, ctx, ("types", label, rule), f"share_{t}", lab == t, g)
-            _put_share(row, ctx, ("types", label, rule), "parity_plus_share", parity[mask], g)
+                put_share(row, ctx, ("types", label, rule), f"share_{t}", lab == t, g)
+            put_share(row, ctx, ("types", label, rule), "parity_plus_share", parity[mask], g)
             if certified:
                 row["parity_undecided"] = int(parity_undecided[mask].sum())
             row["kmeans_best_k"] = best_k if rule == "kmeans" else None
             if rule == "radius" and survey_types is not None:
                 st = np.asarray([str(v) for v in survey_types[mask]])
-                _put_share(row, ctx, ("types", label, rule), "survey_type_agreement",
+                put_share(row, ctx, ("types", label, rule), "survey_type_agreement",
                            st == lab, g)
             rows.append(row)
         for r in RADII:
@@ -665,9 +539,9 @@ def _types_tables(ok: Table, labels: dict[str, NDArray], ctx: _Ctx) -> tuple[Tab
             if certified:
                 row["n_undecided"] = int(np.sum(lab == UNDECIDED))
             for t in TYPES:
-                _put_share(row, ctx, ("types-sens", label, r), f"share_{t}", lab == t, g)
+                put_share(row, ctx, ("types-sens", label, r), f"share_{t}", lab == t, g)
             sens.append(row)
-    return _rows_to_table(rows), _rows_to_table(sens)
+    return rows_to_table(rows), rows_to_table(sens)
 
 
 #: (column prefix, statistics, rule) of the certified decisions of the ``certified`` table
@@ -689,11 +563,11 @@ def _certified_table(ok: Table, types_radius: NDArray) -> Table:
     if not _is_certified(ok):
         return Table()
     verdicts = {name: _decisions(ok, stats, rule) for name, stats, rule in CERTIFIED_RULES}
-    lo = {s: _float(ok[f"{s}_lo"]) for s in CERTIFIED_STATS}
-    hi = {s: _float(ok[f"{s}_hi"]) for s in CERTIFIED_STATS}
+    lo = {s: floats(ok[f"{s}_lo"]) for s in CERTIFIED_STATS}
+    hi = {s: floats(ok[f"{s}_hi"]) for s in CERTIFIED_STATS}
     method = ok.get("certify_method")
     rows = []
-    for label, mask, _ in _scopes(ok["model"]):
+    for label, mask, _ in scopes(ok["model"]):
         certified = mask & ~np.isnan(lo["theta_dist"])
         row: dict[str, Any] = {"model": label, "heads": int(mask.sum()),
                                "heads_certified": int(certified.sum())}
@@ -713,7 +587,7 @@ def _certified_table(ok: Table, types_radius: NDArray) -> Table:
         for t in ("I+", "II", "I-", UNDECIDED):
             row[f"type_{t}"] = int(np.sum(lab == t))
         rows.append(row)
-    return _rows_to_table(rows)
+    return rows_to_table(rows)
 
 
 def _band_type_labels(ok: Table) -> NDArray[np.str_] | None:
@@ -738,14 +612,14 @@ def _bands_table(ok: Table, types: NDArray[np.str_] | None) -> Table:
         return Table()
     verdicts = {name: _decisions(ok, stats, rule, _BAND_ENDS)
                 for name, stats, rule in CERTIFIED_RULES}
-    lo = {s: _float(ok[f"{s}_band_lo"]) for s in BAND_STATS}
-    hi = {s: _float(ok[f"{s}_band_hi"]) for s in BAND_STATS}
+    lo = {s: floats(ok[f"{s}_band_lo"]) for s in BAND_STATS}
+    hi = {s: floats(ok[f"{s}_band_hi"]) for s in BAND_STATS}
     kind = np.asarray([str(v) for v in ok["band_kind"]], dtype=object)
     sig = np.asarray([v is not None and bool(v) for v in ok["signature_band_stable"]],
                      dtype=bool)
-    radius = _float(ok["band_radius"])
+    radius = floats(ok["band_radius"])
     rows = []
-    for label, mask, _ in _scopes(ok["model"]):
+    for label, mask, _ in scopes(ok["model"]):
         banded = mask & ~np.isnan(lo["theta_dist"])
         row: dict[str, Any] = {"model": label, "heads": int(mask.sum()),
                                "heads_banded": int(banded.sum())}
@@ -770,16 +644,16 @@ def _bands_table(ok: Table, types: NDArray[np.str_] | None) -> Table:
         row["signature_stable"] = int(np.sum(banded & sig))
         row["signature_unstable"] = int(np.sum(banded & ~sig))
         rows.append(row)
-    return _rows_to_table(rows)
+    return rows_to_table(rows)
 
 
-def _geometry_table(hs: Table, ctx: _Ctx) -> Table:
+def _geometry_table(hs: Table, ctx: Context) -> Table:
     rows = []
-    for label, mask, groups in _scopes(hs["model"]):
+    for label, mask, groups in scopes(hs["model"]):
         sub = hs.take(mask)
         g = None if groups is None else sub["model"]
         key = ("geometry", label)
-        kp, kn, kt = _float(sub["k_pos"]), _float(sub["k_neg"]), _float(sub["k_T"])
+        kp, kn, kt = floats(sub["k_pos"]), floats(sub["k_neg"]), floats(sub["k_T"])
         fitted = np.isfinite(kp) & np.isfinite(kn) & np.isfinite(kt)
         allgt1 = np.asarray(sub["all_shapes_gt1"], dtype=bool) & fitted
         row: dict[str, Any] = {
@@ -790,20 +664,20 @@ def _geometry_table(hs: Table, ctx: _Ctx) -> Table:
             "excluded_shapes_le1": int(fitted.sum() - allgt1.sum()),
         }
         for name, v in (("k_pos", kp), ("k_neg", kn), ("k_T", kt)):
-            _put_median(row, ctx, key, name, v, g, None)
+            put_median(row, ctx, key, name, v, g, None)
         for name in ("mode_ratio", "shape_ratio", "sorted_corr", "geo_rel_err"):
-            _put_median(row, ctx, key, name, _float(sub[name]), g)
+            put_median(row, ctx, key, name, floats(sub[name]), g)
         rows.append(row)
-    return _rows_to_table(rows)
+    return rows_to_table(rows)
 
 
-def _families_tables(hs: Table, ctx: _Ctx) -> tuple[Table, Table]:
+def _families_tables(hs: Table, ctx: Context) -> tuple[Table, Table]:
     from qkforms.stats.spectral import SAMPLES
 
     rows = []
     if f"{SAMPLES[0]}_best" not in hs:
         return Table(), Table()
-    for label, mask, groups in _scopes(hs["model"]):
+    for label, mask, groups in scopes(hs["model"]):
         sub = hs.take(mask)
         for s in SAMPLES:
             best = sub[f"{s}_best"]
@@ -813,19 +687,19 @@ def _families_tables(hs: Table, ctx: _Ctx) -> tuple[Table, Table]:
             key = ("families", label, s)
             row: dict[str, Any] = {"model": label, "sample": s, "heads_fitted": int(fitted.sum())}
             bb = np.asarray([str(b) for b in f[f"{s}_best"]])
-            _put_share(row, ctx, key, "gengamma_share", bb == "gengamma", g)
-            _put_share(row, ctx, key, "lognormal_share", bb == "lognormal", g)
-            aic = _float(f[f"{s}_aic_gg"]) <= _float(f[f"{s}_aic_ln"])
-            bic = _float(f[f"{s}_bic_gg"]) <= _float(f[f"{s}_bic_ln"])
-            _put_share(row, ctx, key, "aic_gengamma_share", aic, g)
-            _put_share(row, ctx, key, "bic_gengamma_share", bic, g)
-            ks = _float(f[f"{s}_ks_gg"])
-            _put_median(row, ctx, key, "ks_gengamma", ks, g, (25, 75))
-            _put_median(row, ctx, key, "ks_lognormal", _float(f[f"{s}_ks_ln"]), g, (25, 75))
-            _put_median(row, ctx, key, "delta_loglik",
-                        _float(f[f"{s}_gg_loglik"]) - _float(f[f"{s}_ln_loglik"]), g, None)
+            put_share(row, ctx, key, "gengamma_share", bb == "gengamma", g)
+            put_share(row, ctx, key, "lognormal_share", bb == "lognormal", g)
+            aic = floats(f[f"{s}_aic_gg"]) <= floats(f[f"{s}_aic_ln"])
+            bic = floats(f[f"{s}_bic_gg"]) <= floats(f[f"{s}_bic_ln"])
+            put_share(row, ctx, key, "aic_gengamma_share", aic, g)
+            put_share(row, ctx, key, "bic_gengamma_share", bic, g)
+            ks = floats(f[f"{s}_ks_gg"])
+            put_median(row, ctx, key, "ks_gengamma", ks, g, (25, 75))
+            put_median(row, ctx, key, "ks_lognormal", floats(f[f"{s}_ks_ln"]), g, (25, 75))
+            put_median(row, ctx, key, "delta_loglik",
+                        floats(f[f"{s}_gg_loglik"]) - floats(f[f"{s}_ln_loglik"]), g, None)
             rows.append(row)
-    fam = _rows_to_table(rows)
+    fam = rows_to_table(rows)
     summary = []
     models = np.asarray([str(m) for m in hs["model"]])
     for s in SAMPLES:
@@ -862,24 +736,24 @@ def _families_tables(hs: Table, ctx: _Ctx) -> tuple[Table, Table]:
             else:
                 row[f"{name}_ci_low"] = row[f"{name}_ci_high"] = np.nan
         summary.append(row)
-    return fam, _rows_to_table(summary)
+    return fam, rows_to_table(summary)
 
 
-def _by_layer_table(ok: Table, base: Table, types_radius: NDArray, ctx: _Ctx) -> Table:
+def _by_layer_table(ok: Table, base: Table, types_radius: NDArray, ctx: Context) -> Table:
     rows = []
     models = ok["model"]
     layers = np.asarray([int(v) for v in ok["layer"]])
     b_models = base["model"] if len(base) else np.asarray([])
     b_layers = np.asarray([int(v) for v in base["layer"]]) if len(base) else np.asarray([])
-    for m in _ordered_unique(models.tolist()):
+    for m in ordered_unique(models.tolist()):
         for layer in sorted(set(layers[models == m].tolist())):
             mask = (models == m) & (layers == layer)
             sub = ok.take(mask)
             key = ("by_layer", m, layer)
             row: dict[str, Any] = {"model": m, "layer": layer, "heads": len(sub)}
             for name in ("sym_energy", "pairing", "theta_dist", "participation_ratio"):
-                _put_median(row, ctx, key, name, _float(sub[name]), None, None)
-            pr = _float(sub["participation_ratio"])
+                put_median(row, ctx, key, name, floats(sub[name]), None, None)
+            pr = floats(sub["participation_ratio"])
             row["pr_lt2"] = int(np.sum(pr < 2))
             row["pr_lt5"] = int(np.sum(pr < 5))
             lab = types_radius[mask]
@@ -890,10 +764,10 @@ def _by_layer_table(ok: Table, base: Table, types_radius: NDArray, ctx: _Ctx) ->
             if len(base):
                 bmask = (b_models == m) & (b_layers == layer)
                 for name in ("sym_energy", "pairing", "theta_dist"):
-                    bx = _float(base[name][bmask])
-                    _put_median(row, ctx, key, f"baseline_{name}", bx, None, None, "baseline")
+                    bx = floats(base[name][bmask])
+                    put_median(row, ctx, key, f"baseline_{name}", bx, None, None, "baseline")
             rows.append(row)
-    return _rows_to_table(rows)
+    return rows_to_table(rows)
 
 
 # ---------------------------------------------------------------------------------------
@@ -979,7 +853,7 @@ def observations(
     ok = heads_all.take(status == "ok")
     if len(ok) == 0:
         raise QKFormsError("no head with status 'ok' in the heads table")
-    ctx = _Ctx(seed, n_boot)
+    ctx = Context(seed, n_boot)
 
     payloads, order = _layer_payloads(ok, spectra)
     ok = ok.take(order)  # the order of the tasks' rows: (model, layer, head as given)
