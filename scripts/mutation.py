@@ -86,8 +86,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     ),
     "stats": (
         ["stats/baseline.py", "stats/bootstrap.py", "stats/fits.py", "stats/layer.py",
-         "stats/observations.py", "stats/series.py", "stats/spectral.py", "stats/synthetic.py",
-         "stats/table.py", "stats/types.py"],
+         "stats/observations.py", "stats/training.py", "stats/spectral.py",
+         "stats/synthetic_rows.py", "stats/table.py", "stats/types.py"],
         ["tests/stats/test_types_bootstrap_table.py", "tests/stats/test_fits.py",
          "tests/stats/test_observations.py", "tests/stats/test_pandas_input.py",
          "tests/stats/test_certified_tables.py", "tests/stats/test_samples_rows_tasks.py",

@@ -97,7 +97,7 @@ def _last_checkpoints(manifest: dict[str, Any]) -> dict[str, Any]:
 def _training_section(data: ReportData, figs: list[dict[str, Any]]) -> tuple[str, str, str] | None:
     """The "training dynamics" section of a survey of training runs (None otherwise)."""
     from qkforms.report.html import table_html
-    from qkforms.report.series_view import medians_figure, run_models, trajectory_figure
+    from qkforms.report.training_view import medians_figure, run_models, trajectory_figure
     from qkforms.stats.output import _pooled
 
     models = run_models(data.all_heads)
@@ -202,7 +202,7 @@ def build_report(
     --------
     >>> import tempfile, pathlib
     >>> import pyarrow as pa, pyarrow.parquet as pq
-    >>> from qkforms.stats.synthetic import rows_from_spectrum
+    >>> from qkforms.stats.synthetic_rows import rows_from_spectrum
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> h, s = rows_from_spectrum("sym", [[2.0, 1.0, -1.0, -0.5], [1.0, 0.5, -2.0, -1.0]])
     >>> pq.write_table(pa.table(h), d / "heads.parquet")

@@ -143,7 +143,7 @@ def tetrahedron_figure(heads: Table, baseline: Table | None = None) -> dict[str,
     >>> import numpy as np
     >>> from qkforms import Head
     >>> from qkforms.stats import observations
-    >>> from qkforms.stats.synthetic import survey_rows
+    >>> from qkforms.stats.synthetic_rows import survey_rows
     >>> rng = np.random.default_rng(0)
     >>> h, s = survey_rows("toy", [Head(*rng.standard_normal((2, 2, 12))) for _ in range(4)],
     ...                    heads_per_layer=2)
@@ -231,7 +231,7 @@ def face_figure(heads: Table, baseline: Table | None = None) -> dict[str, Any]:
     >>> import numpy as np
     >>> from qkforms import Head
     >>> from qkforms.stats import observations
-    >>> from qkforms.stats.synthetic import survey_rows
+    >>> from qkforms.stats.synthetic_rows import survey_rows
     >>> rng = np.random.default_rng(0)
     >>> h, s = survey_rows("toy", [Head(*rng.standard_normal((2, 2, 12))) for _ in range(4)],
     ...                    heads_per_layer=2)
@@ -293,7 +293,7 @@ def heatmap_figures(heads: Table, baseline: Table) -> list[dict[str, Any]]:
     >>> import numpy as np
     >>> from qkforms import Head
     >>> from qkforms.stats import observations
-    >>> from qkforms.stats.synthetic import survey_rows
+    >>> from qkforms.stats.synthetic_rows import survey_rows
     >>> rng = np.random.default_rng(0)
     >>> h, s = survey_rows("toy", [Head(*rng.standard_normal((2, 2, 12))) for _ in range(4)],
     ...                    heads_per_layer=2)
@@ -363,7 +363,7 @@ def histogram_figures(heads: Table, baseline: Table) -> list[dict[str, Any]]:
     >>> import numpy as np
     >>> from qkforms import Head
     >>> from qkforms.stats import observations
-    >>> from qkforms.stats.synthetic import survey_rows
+    >>> from qkforms.stats.synthetic_rows import survey_rows
     >>> rng = np.random.default_rng(0)
     >>> h, s = survey_rows("toy", [Head(*rng.standard_normal((2, 2, 12))) for _ in range(4)],
     ...                    heads_per_layer=2)
@@ -432,7 +432,7 @@ def spectra_figure(heads: Table, spectra: Table, *, per_model: int = 2) -> dict[
     >>> import numpy as np
     >>> from qkforms import Head
     >>> from qkforms.stats import observations
-    >>> from qkforms.stats.synthetic import survey_rows
+    >>> from qkforms.stats.synthetic_rows import survey_rows
     >>> rng = np.random.default_rng(0)
     >>> h, s = survey_rows("toy", [Head(*rng.standard_normal((2, 2, 12))) for _ in range(4)],
     ...                    heads_per_layer=2)

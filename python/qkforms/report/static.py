@@ -57,7 +57,7 @@ def write_pngs(heads: Table, baseline: Table, out_dir: str | Path, *,
     >>> import numpy as np
     >>> from qkforms import Head
     >>> from qkforms.stats import observations
-    >>> from qkforms.stats.synthetic import survey_rows
+    >>> from qkforms.stats.synthetic_rows import survey_rows
     >>> rng = np.random.default_rng(0)
     >>> h, s = survey_rows("toy", [Head(*rng.standard_normal((2, 2, 12))) for _ in range(4)],
     ...                    heads_per_layer=2)

@@ -16,7 +16,7 @@ per-head trace carries ``meta == "series"`` and the page counts its points.
 
 Examples
 --------
->>> from qkforms.report.series_view import QUANTITIES
+>>> from qkforms.report.training_view import QUANTITIES
 >>> QUANTITIES[0]
 ('sym_energy', 'symmetric energy 𝒮 = 1 − a')
 """

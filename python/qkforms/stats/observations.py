@@ -13,7 +13,7 @@ Examples
 >>> import numpy as np
 >>> from qkforms import Head
 >>> from qkforms.stats import observations
->>> from qkforms.stats.synthetic import survey_rows
+>>> from qkforms.stats.synthetic_rows import survey_rows
 >>> rng = np.random.default_rng(0)
 >>> heads = [Head(*rng.standard_normal((2, 4, 32))) for _ in range(6)]
 >>> h, s = survey_rows("toy", heads, heads_per_layer=3)
@@ -51,8 +51,8 @@ from qkforms.stats.cells import (
     scopes,
     signature_masks,
 )
-from qkforms.stats.series import SERIES_TABLES, has_steps, last_step_rows, series_tables
 from qkforms.stats.table import Table, as_table
+from qkforms.stats.training import SERIES_TABLES, has_steps, last_step_rows, series_tables
 from qkforms.survey.schema import SPECTRA_READ_COLUMNS, STAT_READ_COLUMNS
 from qkforms.tolerances import NEAR_THETA, SPECTRAL_TYPE_RADIUS
 
@@ -819,7 +819,7 @@ def observations(
     -------
     dict of table name -> :class:`~qkforms.stats.table.Table` (see :data:`TABLES`).
     For a training run (rows with a ``step``) the observation tables describe each
-    model's last checkpoint and the series tables (:mod:`qkforms.stats.series`) all
+    model's last checkpoint and the series tables (:mod:`qkforms.stats.training`) all
     steps; otherwise there are no series tables.
 
     Raises
@@ -832,7 +832,7 @@ def observations(
     --------
     >>> import numpy as np
     >>> from qkforms import Head
-    >>> from qkforms.stats.synthetic import survey_rows
+    >>> from qkforms.stats.synthetic_rows import survey_rows
     >>> rng = np.random.default_rng(1)
     >>> h, s = survey_rows("toy", [Head(*rng.standard_normal((2, 1, 8))) for _ in range(4)])
     >>> t = observations(h, s, n_boot=20, fits=False)

@@ -23,7 +23,7 @@ For a survey of a training run (``heads.parquet`` rows with a ``step``), three t
 
 Examples
 --------
->>> from qkforms.stats.series import settle_step
+>>> from qkforms.stats.training import settle_step
 >>> settle_step([0, 1, 2, 3, 4], [0.0, 0.5, 0.9, 1.0, 1.0], 0.98, 1.02)
 3
 """
@@ -80,7 +80,7 @@ def dist_to_M(profiles: NDArray[np.float64]) -> NDArray[np.float64]:
     Examples
     --------
     >>> import numpy as np
-    >>> from qkforms.stats.series import dist_to_M
+    >>> from qkforms.stats.training import dist_to_M
     >>> dist_to_M(np.array([[0.5, 0.5, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]])).round(6).tolist()
     [0.0, 1.224745]
     """
@@ -194,8 +194,8 @@ def series_tables(heads: Table, *, seed: int = 0, n_boot: int = 1000,
     Examples
     --------
     >>> import numpy as np
-    >>> from qkforms.stats.series import series_tables
-    >>> from qkforms.stats.synthetic import survey_rows
+    >>> from qkforms.stats.training import series_tables
+    >>> from qkforms.stats.synthetic_rows import survey_rows
     >>> from qkforms import Head
     >>> rng = np.random.default_rng(0)
     >>> h, _ = survey_rows("run", [Head(*rng.standard_normal((2, 2, 12))) for _ in range(4)],
