@@ -42,10 +42,53 @@ def _uniform_simplex_null(count: int, seed: int, label: str) -> NDArray[np.float
     return np.asarray(theta_distance(pts), dtype=np.float64).reshape(count)
 
 
-def _accumulation_tables(ok: Table, base: Table, ctx: Context) -> tuple[Table, Table]:
+def _put_t_fit(row: dict[str, Any], finite: NDArray) -> None:
+    """Student-t fit and 25 % trimmed mean of the finite ``b - a`` of a row's heads."""
     # scipy loads when the table is built, not with ``import qkforms.stats``
     from scipy import stats
 
+    if finite.size >= 3 and np.std(finite) > 0:
+        df, loc, scale = stats.t.fit(finite)
+        row["b_minus_a_t_df"], row["b_minus_a_t_loc"], row["b_minus_a_t_scale"] = (
+            float(df), float(loc), float(scale))
+        row["b_minus_a_trimmed_mean25"] = float(stats.trim_mean(finite, 0.25))
+    else:
+        row["b_minus_a_t_df"] = row["b_minus_a_t_loc"] = row["b_minus_a_t_scale"] = np.nan
+        row["b_minus_a_trimmed_mean25"] = float(np.mean(finite)) if finite.size else np.nan
+
+
+def _test_row(ctx: Context, scope: tuple[str, str], x: NDArray, gx: Any, y: NDArray,
+              gy: Any) -> dict[str, Any]:
+    """The ``accumulation_test`` row of ``scope = (model label, null name)``: the distances
+    to Theta ``x`` of the trained heads against those ``y`` of the null sample."""
+    # scipy loads when the table is built, not with ``import qkforms.stats``
+    from scipy import stats
+
+    label, null_name = scope
+    t: dict[str, Any] = {"model": label, "null": null_name, "n_trained": int(x.size),
+                         "n_null": int(y.size)}
+    put_median(t, ctx, ("acc-test", label, null_name), "trained", x, gx, None)
+    test_key = ("acc-test", label, null_name)
+    put_median(t, ctx, test_key, "null", y, gy, None, "null")
+    put_ratio(t, ctx, test_key, "median_ratio", x, y, gx, gy, "null")
+    est, lo, hi = cliffs_delta_ci(x, y, groups_x=gx, groups_y=gy, n_boot=ctx.n_boot,
+                                  draws_x=ctx.draws(test_key),
+                                  draws_y=ctx.draws(test_key, "null"))
+    t["cliffs_delta"], t["cliffs_delta_ci_low"], t["cliffs_delta_ci_high"] = est, lo, hi
+    if x.size and y.size:
+        res = stats.mannwhitneyu(x, y, alternative="two-sided")
+        t["mannwhitney_u"] = float(res.statistic)
+        t["p_value"] = float(res.pvalue)
+        less = stats.mannwhitneyu(x, y, alternative="less")
+        t["p_value_closer"] = float(less.pvalue)
+    else:
+        t["mannwhitney_u"] = t["p_value"] = t["p_value_closer"] = np.nan
+    put_share(t, ctx, ("acc-test", label, null_name), "below_null_median_share",
+              x < t["null_median"], gx)
+    return t
+
+
+def _accumulation_tables(ok: Table, base: Table, ctx: Context) -> tuple[Table, Table]:
     rows, tests = [], []
     null_cache: dict[str, NDArray] = {}
     for label, mask, groups in scopes(ok["model"]):
@@ -66,15 +109,7 @@ def _accumulation_tables(ok: Table, base: Table, ctx: Context) -> tuple[Table, T
         put_median(row, ctx, key, "theta_L_dist", floats(sub["theta_L_dist"]), g, None)
         bma = floats(sub["b_minus_a"])
         put_median(row, ctx, key, "b_minus_a", bma, g)
-        finite = bma[np.isfinite(bma)]
-        if finite.size >= 3 and np.std(finite) > 0:
-            df, loc, scale = stats.t.fit(finite)
-            row["b_minus_a_t_df"], row["b_minus_a_t_loc"], row["b_minus_a_t_scale"] = (
-                float(df), float(loc), float(scale))
-            row["b_minus_a_trimmed_mean25"] = float(stats.trim_mean(finite, 0.25))
-        else:
-            row["b_minus_a_t_df"] = row["b_minus_a_t_loc"] = row["b_minus_a_t_scale"] = np.nan
-            row["b_minus_a_trimmed_mean25"] = float(np.mean(finite)) if finite.size else np.nan
+        _put_t_fit(row, bma[np.isfinite(bma)])
         put_median(row, ctx, key, "a_over_b", floats(sub["a_over_b"]), g, None)
         cd = floats(sub["c"]) * floats(sub["d"])
         put_median(row, ctx, key, "cd", cd, g)
@@ -109,27 +144,7 @@ def _accumulation_tables(ok: Table, base: Table, ctx: Context) -> tuple[Table, T
         for null_name, y, gy in nulls:
             x = dist[np.isfinite(dist)]
             gx = None if g is None else np.asarray(g)[np.isfinite(dist)]
-            t: dict[str, Any] = {"model": label, "null": null_name, "n_trained": int(x.size),
-                                 "n_null": int(y.size)}
-            put_median(t, ctx, ("acc-test", label, null_name), "trained", x, gx, None)
-            test_key = ("acc-test", label, null_name)
-            put_median(t, ctx, test_key, "null", y, gy, None, "null")
-            put_ratio(t, ctx, test_key, "median_ratio", x, y, gx, gy, "null")
-            est, lo, hi = cliffs_delta_ci(x, y, groups_x=gx, groups_y=gy, n_boot=ctx.n_boot,
-                                          draws_x=ctx.draws(test_key),
-                                          draws_y=ctx.draws(test_key, "null"))
-            t["cliffs_delta"], t["cliffs_delta_ci_low"], t["cliffs_delta_ci_high"] = est, lo, hi
-            if x.size and y.size:
-                res = stats.mannwhitneyu(x, y, alternative="two-sided")
-                t["mannwhitney_u"] = float(res.statistic)
-                t["p_value"] = float(res.pvalue)
-                less = stats.mannwhitneyu(x, y, alternative="less")
-                t["p_value_closer"] = float(less.pvalue)
-            else:
-                t["mannwhitney_u"] = t["p_value"] = t["p_value_closer"] = np.nan
-            put_share(t, ctx, ("acc-test", label, null_name), "below_null_median_share",
-                       x < t["null_median"], gx)
-            tests.append(t)
+            tests.append(_test_row(ctx, (label, null_name), x, gx, y, gy))
     return rows_to_table(rows), rows_to_table(tests)
 
 
