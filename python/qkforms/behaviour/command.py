@@ -54,7 +54,7 @@ LOCK_FILE = ".qkforms-behaviour.lock"
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the ``behaviour`` arguments to ``parser``."""
-    from qkforms.behaviour.runner import DTYPES, BehaviourOptions
+    from qkforms.behaviour.probe_run import DTYPES, BehaviourOptions
 
     d = BehaviourOptions()
     parser.add_argument("sources", nargs="*", default=["smollm2"], metavar="SOURCE",
@@ -97,7 +97,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _options(args: argparse.Namespace) -> Any:
-    from qkforms.behaviour.runner import BehaviourOptions
+    from qkforms.behaviour.probe_run import BehaviourOptions
 
     return BehaviourOptions(seed=args.seed, sequences=args.sequences, length=args.length,
                             repeat=args.repeat, rebuild=args.rebuild, batch=args.batch,
@@ -134,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     ...     print(str(exc).split(",")[0])  # doctest: +ELLIPSIS
     --out ... exists and is a regular file
     """
-    from qkforms.behaviour.runner import score_source
+    from qkforms.behaviour.probe_run import score_source
     from qkforms.models import load
     from qkforms.survey.outdir import check_out
     from qkforms.survey.runner import unique_labels
@@ -219,7 +219,7 @@ def write_behaviour(out: str | os.PathLike[str], results: Sequence[Any], options
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> from qkforms.behaviour.runner import BehaviourOptions, ModelScores
+    >>> from qkforms.behaviour.probe_run import BehaviourOptions, ModelScores
     >>> from qkforms.behaviour.schema import BEHAVIOUR_COLUMNS
     >>> row = {c: [0.5] for c in BEHAVIOUR_COLUMNS} | {"model": ["m"], "step": [None]}
     >>> row |= {k: [0] for k in ("layer", "head", "kv_head")} | {"N": [4], "n": [2]}

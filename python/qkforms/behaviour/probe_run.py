@@ -28,7 +28,7 @@ maps found in the model) and the shares are null (the reason is in the manifest)
 
 Examples
 --------
->>> from qkforms.behaviour.runner import BehaviourOptions
+>>> from qkforms.behaviour.probe_run import BehaviourOptions
 >>> BehaviourOptions().sequences, BehaviourOptions().repeat
 (16, 64)
 """
@@ -36,25 +36,46 @@ Examples
 from __future__ import annotations
 
 import math
-import os
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from qkforms.behaviour.probes import Probe, TokenPool
+from qkforms.behaviour.probes import (
+    Framing,
+    Probe,
+    TokenPool,
+    make_probes,
+    token_pool,
+    tokenizer_framing,
+)
+from qkforms.behaviour.reconstruct import (
+    ShareSums,
+    layer_scores,
+    pattern_deviation,
+    softmax_pattern,
+)
+from qkforms.behaviour.scores import SCORES
+from qkforms.behaviour.transformers_model import (
+    forward_kwargs,
+    import_torch,
+    load_transformers,
+    maps_present,
+    projection_index,
+    query_modules,
+)
 from qkforms.errors import (
-    CheckpointError,
     ParameterError,
-    QKFormsError,
     UnsupportedArchitectureError,
     VerificationError,
     format_value,
 )
+from qkforms.models import load
+from qkforms.survey.rope import rope_settings
 
 if TYPE_CHECKING:
     from qkforms.models import Model, ModelInfo
@@ -72,10 +93,6 @@ __all__ = [
 #: model; transformers' eager attention takes the softmax in float32 even for float64
 #: models, so float64 runs agree to about 1e-7, float32 runs to about 1e-5)
 PATTERN_TOL: dict[str, float] = {"float32": 1e-3, "float64": 1e-6}
-#: files of a Hugging Face directory that hold a tokenizer's vocabulary (without one,
-#: transformers 5 builds an empty tokenizer)
-TOKENIZER_FILES: tuple[str, ...] = ("tokenizer.json", "tokenizer.model", "vocab.txt",
-                                    "vocab.json", "spiece.model", "sentencepiece.bpe.model")
 #: the dtypes the model may run in
 DTYPES: tuple[str, ...] = tuple(PATTERN_TOL)
 
@@ -179,8 +196,6 @@ def rebuild_support(info: ModelInfo) -> str | None:
     >>> rebuild_support(ModelInfo("m", spec, "float32", ()))
     'ALiBi position biases are not rebuilt'
     """
-    from qkforms.survey.rope import rope_settings
-
     if info.qk_norm is not None:
         return "q/k-normalized heads: the score is not bilinear in the attention input"
     if info.attn_softcap is not None:
@@ -200,172 +215,231 @@ def _say(opts: BehaviourOptions, text: str) -> None:
         print(f"qkforms behaviour: {text}", file=sys.stderr, flush=True)
 
 
-# --------------------------------------------------------------------------- loading
-
-
-def _import_torch() -> Any:
-    try:
-        import torch
-        import transformers  # noqa: F401
-    except ImportError as exc:
-        raise QKFormsError(
-            f"qkforms behaviour runs the model with torch and transformers ({exc.name} is "
-            "not installed): pip install 'qkforms[behaviour]' (torch==2.13.0 is the CPU "
-            "wheel; install it first where the default index serves a CUDA build)") from None
-    return torch
-
-
-def load_transformers(info: ModelInfo, *, dtype: str) -> tuple[Any, Any, dict[str, Any]]:
-    """The ``transformers`` model (eager attention, eval mode) and tokenizer of a checkpoint
-    the survey's loader opened, and what was loaded (for the manifest).
-
-    GGUF files go through ``transformers``' GGUF loading
-    (``from_pretrained(directory, gguf_file=...)``, which dequantizes with the ``gguf``
-    package and builds the tokenizer from the file's metadata); Hugging Face directories
-    through ``from_pretrained(directory)``. Without tokenizer files the probes draw from
-    the embedding's ids (recorded).
-    """
-    torch = _import_torch()
-    import transformers
-
-    files = [f.path for f in info.files]
-    kwargs: dict[str, Any] = {"attn_implementation": "eager", "dtype": getattr(torch, dtype)}
-    if info.format == "gguf":
-        path = files[-1]
-        where: dict[str, Any] = {"pretrained_model_name_or_path": os.path.dirname(path),
-                                 "gguf_file": os.path.basename(path)}
-    elif info.format == "safetensors":
-        where = {"pretrained_model_name_or_path": os.path.dirname(files[0])}
-    else:
-        raise UnsupportedArchitectureError(
-            f"{info.name}: qkforms behaviour runs safetensors directories and GGUF files "
-            f"(this checkpoint is {info.format})")
-    t = time.perf_counter()
-    try:
-        model = transformers.AutoModel.from_pretrained(**where, **kwargs)
-    except (OSError, ValueError, KeyError, RuntimeError) as exc:
-        raise CheckpointError(f"{info.name}: transformers cannot load "
-                              f"{where['pretrained_model_name_or_path']} "
-                              f"({type(exc).__name__}: {exc})") from exc
-    model.eval()
-    load_s = time.perf_counter() - t
-    t = time.perf_counter()
-    tokenizer = None
-    note = "the model's tokenizer"
-    directory = str(where["pretrained_model_name_or_path"])
-    if info.format != "gguf" and not any(os.path.isfile(os.path.join(directory, f))
-                                         for f in TOKENIZER_FILES):
-        note = ("no tokenizer files next to the checkpoint; tokens drawn from the embedding's "
-                "ids")
-    else:
-        try:
-            tokenizer = transformers.AutoTokenizer.from_pretrained(**where)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            note = (f"no tokenizer ({type(exc).__name__}: {str(exc).splitlines()[0][:200]}); "
-                    "tokens drawn from the embedding's ids")
-    return model, tokenizer, {"loader": "transformers.AutoModel.from_pretrained",
-                              **{k: str(v) for k, v in where.items()},
-                              "class": type(model).__name__, "torch_load_s": load_s,
-                              "tokenizer_s": time.perf_counter() - t, "tokenizer": note,
-                              "tokenizer_class": type(tokenizer).__name__
-                              if tokenizer is not None else None}
-
-
-# --------------------------------------------------------------------------- keying
-
-
-def _linear_rows(module: Any, N: int) -> Any:
-    """The weight of a projection module as (out, N) rows (Linear, or GPT-2's Conv1D)."""
-    w = getattr(module, "weight", None)
-    if w is None or getattr(w, "ndim", 0) != 2:
-        return None
-    if type(module).__name__ == "Conv1D" and w.shape[0] == N:
-        return w.detach().T
-    if w.shape[1] == N:
-        return w.detach()
-    return None
-
-
-def _projection_index(torch_model: Any, N: int) -> list[tuple[str, Any, NDArray[np.float64],
-                                                               NDArray[np.float64]]]:
-    """(name, module, row fingerprints, probe vector) of every projection from R^N."""
-    torch = _import_torch()
-    v = np.random.default_rng(0).standard_normal(N)
-    out = []
-    for name, module in torch_model.named_modules():
-        rows = _linear_rows(module, N)
-        if rows is None or isinstance(module, torch.nn.Embedding):
-            continue
-        fp = (rows.to(torch.float64) @ torch.from_numpy(v)).numpy()
-        out.append((name, module, fp, v))
-    return out
-
-
-def _find_block(index: list[Any], block: NDArray[np.float64], taken: set[str],
-                N: int) -> tuple[str, Any, int] | None:
-    """The first module (not in ``taken``) whose rows hold ``block`` (n x N) contiguously."""
-    target = float(block[0] @ index[0][3]) if index else 0.0
-    scale = float(np.abs(block).max()) or 1.0
-    tol = 1e-5 * scale * math.sqrt(N)
-    for name, module, fp, _v in index:
-        if name in taken:
-            continue
-        for r in np.flatnonzero(np.abs(fp - target) <= tol):
-            if r + block.shape[0] > fp.size:
-                continue
-            rows = _linear_rows(module, N)[int(r): int(r) + block.shape[0]]
-            cand = rows.double().numpy()
-            if np.allclose(cand, block, rtol=1e-5, atol=1e-6 * scale):
-                return name, module, int(r)
-    return None
-
-
-def query_modules(torch_model: Any, layers: Sequence[Any], N: int) -> list[tuple[str, Any]]:
-    """For each layer, the module holding the survey's query map (found by its weights).
-
-    Raises
-    ------
-    VerificationError
-        When a layer's ``W_Q`` of query head 0 is not a block of rows of any module:
-        the ``transformers`` model does not hold the maps the survey read.
-    """
-    index = _projection_index(torch_model, N)
-    taken: set[str] = set()
-    found = []
-    for lw in layers:
-        hit = _find_block(index, np.asarray(lw.W_Q[0]), taken, N)
-        if hit is None:
-            raise VerificationError(
-                f"layer {lw.layer}: no module of the transformers model holds the survey's "
-                "query map of head 0 (W_Q); the model run is not the checkpoint the survey "
-                "reads, or it stores its projections in a layout qkforms does not know")
-        taken.add(hit[0])
-        found.append((hit[0], hit[1]))
-    return found
-
-
-def _maps_present(index: list[Any], lw: Any, N: int) -> bool:
-    """Whether every head's W_Q and every key head's W_K is a row block of some module."""
-    blocks = [np.asarray(b) for b in (*lw.W_Q, *lw.W_K)]
-    return all(_find_block(index, b, set(), N) is not None for b in blocks)
-
-
-# --------------------------------------------------------------------------- running
-
-
-def _forward_kwargs(torch_model: Any) -> dict[str, Any]:
-    import inspect
-
-    params = inspect.signature(torch_model.forward).parameters
-    extra: dict[str, Any] = {"output_attentions": True}
-    if "use_cache" in params:
-        extra["use_cache"] = False
-    return extra
-
-
 def _batches(probe: Probe, size: int) -> Iterator[tuple[int, NDArray[np.int64]]]:
     for start in range(0, probe.ids.shape[0], size):
         yield start, probe.ids[start:start + size]
+
+
+@dataclass(frozen=True)
+class _Setup:
+    """What every step of :func:`score_model` reads: the model, its survey maps, probes."""
+
+    torch_model: Any
+    info: ModelInfo
+    label: str
+    opts: BehaviourOptions
+    layers: list[Any]
+    modules: list[tuple[str, Any]]
+    reason: str | None
+    probes: dict[str, Probe]
+    rope: Any
+    scale: float
+    t0: float
+
+
+@dataclass
+class _Sums:
+    """What the forward passes accumulate: score sums, sequence counts, pattern
+    deviations, bilinear-share sums, batch sizes and timings."""
+
+    scores: dict[str, NDArray[np.float64]]
+    counts: dict[str, int]
+    dev: NDArray[np.float64]
+    shares: list[ShareSums]
+    batches: dict[str, int] = field(default_factory=dict)
+    forward_s: float = 0.0
+    analysis_s: float = 0.0
+
+
+def _model_probes(torch_model: Any, tokenizer: Any, info: ModelInfo,
+                  opts: BehaviourOptions) -> tuple[TokenPool, Framing | None, dict[str, Probe]]:
+    """The token pool (vocabulary of the model, its special ids excluded), the tokenizer's
+    framing and the probes."""
+    cfg = getattr(torch_model, "config", None)
+    vocab = int(getattr(cfg, "vocab_size", 0) or 0)
+    emb = torch_model.get_input_embeddings() if hasattr(torch_model,
+                                                        "get_input_embeddings") else None
+    if emb is not None:
+        vocab = int(emb.weight.shape[0]) if not vocab else min(vocab,
+                                                                int(emb.weight.shape[0]))
+    special = [getattr(cfg, k, None) for k in ("bos_token_id", "eos_token_id",
+                                               "pad_token_id", "unk_token_id")]
+    pool: TokenPool = token_pool(tokenizer, vocab, special_ids=[
+        s for s in special if isinstance(s, int)])
+    framing = tokenizer_framing(tokenizer) if tokenizer is not None else None
+    probes = make_probes(pool.ids, framing or Framing(), seed=opts.seed,
+                         sequences=opts.sequences, length=opts.length,
+                         repeat=opts.repeat, causal=info.causal)
+    return pool, framing, probes
+
+
+def _score_layer(run: _Setup, sums: _Sums, pname: str, probe: Probe, layer: int, A: Any,
+                 captured: dict[int, Any], batch: tuple[int, int]) -> None:
+    """Add one layer's patterns ``A`` of a batch of ``batch = (n, rb)`` sequences to the
+    score sums; on the first ``rb``, rebuild the scores from the survey's maps and compare
+    the patterns."""
+    torch = import_torch()
+    n, rb = batch
+    if A.shape != (n, run.info.n_q, probe.layout.length, probe.layout.length):
+        raise UnsupportedArchitectureError(
+            f"{run.label}: layer {layer} returned patterns of shape "
+            f"{tuple(A.shape)}, expected {(n, run.info.n_q)} x "
+            f"{probe.layout.length}^2")
+    for sname, score in SCORES.items():
+        if score.probe == pname:
+            sums.scores[sname][layer] += score.compute(A, probe.layout).sum(axis=0)
+    if run.reason is None and rb:
+        if layer not in captured:
+            raise UnsupportedArchitectureError(
+                f"{run.label}: layer {layer}: the module holding the query map "
+                f"({run.modules[layer][0]}) was not called in the forward pass")
+        x = captured[layer][:rb].to(torch.float64).numpy()
+        s, b = layer_scores(x, run.layers[layer], rope=run.rope, scale=run.scale)
+        rebuilt = softmax_pattern(s, causal=run.info.causal)
+        sums.dev[layer] = np.maximum(sums.dev[layer], pattern_deviation(rebuilt, A[:rb]))
+        if pname == "random":
+            sums.shares[layer].add(s, b, probe.layout)
+
+
+def _run_probes(run: _Setup) -> _Sums:
+    """Run every probe through the model in batches, a hook recording the input of each
+    layer's query module; score the patterns as they come."""
+    torch = import_torch()
+    n_layers, n_q = run.info.n_layers, run.info.n_q
+    sums = _Sums(scores={s: np.zeros((n_layers, n_q)) for s in SCORES},
+                 counts={p: 0 for p in run.probes}, dev=np.zeros((n_layers, n_q)),
+                 shares=[ShareSums(n_q) for _ in range(n_layers)])
+    captured: dict[int, Any] = {}
+
+    def hook_for(layer: int) -> Any:
+        def hook(_module: Any, args: tuple[Any, ...]) -> None:
+            captured[layer] = args[0].detach()
+        return hook
+
+    handles = [m.register_forward_pre_hook(hook_for(i)) for i, (_n, m) in
+               enumerate(run.modules)]
+    kwargs = forward_kwargs(run.torch_model)
+    try:
+        for pname, probe in run.probes.items():
+            size = run.opts.batch_for(layers=n_layers, heads=n_q, length=probe.layout.length)
+            sums.batches[pname] = size
+            total = -(-probe.ids.shape[0] // size)
+            for k, (start, ids) in enumerate(_batches(probe, size)):
+                rb = max(0, min(ids.shape[0], run.opts.rebuild - start))
+                captured.clear()
+                t = time.perf_counter()
+                ids_t = torch.from_numpy(np.ascontiguousarray(ids))
+                with torch.no_grad():
+                    out = run.torch_model(input_ids=ids_t,
+                                          attention_mask=torch.ones_like(ids_t), **kwargs)
+                sums.forward_s += time.perf_counter() - t
+                t = time.perf_counter()
+                att = getattr(out, "attentions", None)
+                if att is None or len(att) != n_layers or any(a is None for a in att):
+                    raise UnsupportedArchitectureError(
+                        f"{run.label}: the model returned no attention pattern per layer with "
+                        "output_attentions=True (eager attention is needed)")
+                for layer in range(n_layers):
+                    A = att[layer].detach().to(torch.float64).numpy()
+                    _score_layer(run, sums, pname, probe, layer, A, captured,
+                                 (ids.shape[0], rb))
+                sums.counts[pname] += ids.shape[0]
+                sums.analysis_s += time.perf_counter() - t
+                _say(run.opts, f"{run.label}: {pname} probe, batch {k + 1}/{total} "
+                     f"({time.perf_counter() - run.t0:.1f} s)")
+    finally:
+        for h in handles:
+            h.remove()
+    return sums
+
+
+def _check_keying(run: _Setup, dev: NDArray[np.float64]) -> str:
+    """``"patterns"`` when every rebuilt pattern equals the model's within
+    :data:`PATTERN_TOL`, ``"weights"`` when the scores are not rebuilt but every head's
+    maps are held by the model; else a :class:`~qkforms.errors.VerificationError`."""
+    tol = PATTERN_TOL[run.opts.dtype]
+    if run.reason is None:
+        worst = np.unravel_index(int(np.argmax(dev)), dev.shape)
+        if dev[worst] > tol:
+            raise VerificationError(
+                f"{run.label}: layer {int(worst[0])}, head {int(worst[1])}: the attention "
+                f"pattern rebuilt from the survey's maps differs from the model's by "
+                f"{float(dev[worst]):.3g} (tolerance {tol:g}); the heads cannot be keyed "
+                "like heads.parquet (docs/behaviour.md, \"Keying\")")
+        return "patterns"
+    index = projection_index(run.torch_model, run.info.N)
+    if not all(maps_present(index, lw, run.info.N) for lw in run.layers):
+        raise VerificationError(
+            f"{run.label}: not every head's W_Q and W_K of the survey is held by the "
+            "transformers model; the heads cannot be keyed like heads.parquet")
+    return "weights"
+
+
+def _columns(run: _Setup, sums: _Sums) -> dict[str, list[Any]]:
+    """The behaviour rows: one per (layer, query head), in layer and head order."""
+    # the behaviour schema sits on the survey schema, which loads python-flint: loaded
+    # when a model is scored, not with ``import qkforms.behaviour.probe_run``
+    from qkforms.behaviour.schema import BEHAVIOUR_COLUMNS
+
+    info, reason = run.info, run.reason
+    columns: dict[str, list[Any]] = {c: [] for c in BEHAVIOUR_COLUMNS}
+    for layer, lw in enumerate(run.layers):
+        full, row = sums.shares[layer].shares() if reason is None else (None, None)
+        for h in range(info.n_q):
+            columns["model"].append(run.label)
+            columns["step"].append(None)
+            columns["layer"].append(lw.layer)
+            columns["head"].append(h)
+            columns["kv_head"].append(int(lw.kv_index[h]))
+            columns["N"].append(info.N)
+            columns["n"].append(info.n)
+            for sname, score in SCORES.items():
+                columns[sname].append(float(sums.scores[sname][layer, h]
+                                            / sums.counts[score.probe]))
+            columns["bilinear_share"].append(None if full is None else float(full[h]))
+            columns["bilinear_share_row"].append(None if row is None else float(row[h]))
+            columns["pattern_max_dev"].append(None if reason is not None
+                                              else float(sums.dev[layer, h]))
+    return columns
+
+
+def _manifest_entry(run: _Setup, sums: _Sums, key_check: str, pool: TokenPool,
+                    framing: Framing | None, read_s: float) -> dict[str, Any]:
+    """The model's manifest entry: keying, probes, token pool and timings."""
+    reason, opts, dev = run.reason, run.opts, sums.dev
+    tol = PATTERN_TOL[opts.dtype]
+    return {
+        "model": run.label,
+        **run.info.as_dict(),
+        "key_check": {
+            "method": key_check,
+            "meaning": ("softmax of the scores rebuilt from the survey's maps equals the "
+                        "model's pattern of every head" if key_check == "patterns" else
+                        "every head's survey maps are held by the model's weights "
+                        "(head order not checked)"),
+            "max_pattern_dev": float(dev.max()) if reason is None else None,
+            "tolerance": tol if reason is None else None,
+            "query_modules": [n for n, _m in run.modules],
+        },
+        "rebuilt": reason is None,
+        "not_rebuilt_reason": reason,
+        "score_scale": run.scale,
+        "token_pool": {"size": pool.size, "excluded": pool.excluded, "rule": pool.rule,
+                       "sha256": pool.digest()},
+        "framing": None if framing is None else {"prefix": list(framing.prefix),
+                                                 "suffix": list(framing.suffix)},
+        "probes": {p.name: {"sequences": int(p.ids.shape[0]),
+                            "tokens_per_sequence": int(p.layout.length),
+                            "body_start": int(p.layout.body_start),
+                            "body_length": int(p.layout.body_length),
+                            "repeat": p.layout.repeat, "batch": sums.batches[p.name],
+                            "rebuilt_sequences": (min(opts.rebuild, int(p.ids.shape[0]))
+                                                  if reason is None else 0),
+                            "ids_sha256": p.digest()} for p in run.probes.values()},
+        "displacements": {s.name: s.displacement_for(opts.repeat) for s in SCORES.values()},
+        "timings": {"read_s": read_s, "forward_s": sums.forward_s,
+                    "analysis_s": sums.analysis_s, "wall_s": time.perf_counter() - run.t0},
+    }
 
 
 def score_model(torch_model: Any, heads: Model, *, tokenizer: Any = None,
@@ -391,20 +465,9 @@ def score_model(torch_model: Any, heads: Model, *, tokenizer: Any = None,
     -------
     ModelScores
     """
-    from qkforms.behaviour.probes import make_probes, token_pool, tokenizer_framing
-    from qkforms.behaviour.reconstruct import (
-        ShareSums,
-        layer_scores,
-        pattern_deviation,
-        softmax_pattern,
-    )
-    from qkforms.behaviour.schema import BEHAVIOUR_COLUMNS
-    from qkforms.behaviour.scores import SCORES
-
-    torch = _import_torch()
+    torch = import_torch()
     opts = options or BehaviourOptions()
     info = heads.info
-    label = name or info.name
     t0 = time.perf_counter()
     threads_before = torch.get_num_threads()
     torch.set_num_threads(opts.threads or 1)
@@ -413,159 +476,15 @@ def score_model(torch_model: Any, heads: Model, *, tokenizer: Any = None,
         read_s = time.perf_counter() - t0
         modules = query_modules(torch_model, layers, info.N)
         reason = rebuild_support(info)
-        cfg = getattr(torch_model, "config", None)
-        vocab = int(getattr(cfg, "vocab_size", 0) or 0)
-        emb = torch_model.get_input_embeddings() if hasattr(torch_model,
-                                                            "get_input_embeddings") else None
-        if emb is not None:
-            vocab = int(emb.weight.shape[0]) if not vocab else min(vocab,
-                                                                    int(emb.weight.shape[0]))
-        special = [getattr(cfg, k, None) for k in ("bos_token_id", "eos_token_id",
-                                                   "pad_token_id", "unk_token_id")]
-        pool: TokenPool = token_pool(tokenizer, vocab, special_ids=[
-            s for s in special if isinstance(s, int)])
-        framing = tokenizer_framing(tokenizer) if tokenizer is not None else None
-        from qkforms.behaviour.probes import Framing
-
-        probes = make_probes(pool.ids, framing or Framing(), seed=opts.seed,
-                             sequences=opts.sequences, length=opts.length,
-                             repeat=opts.repeat, causal=info.causal)
-        scale = info.attention_scale or 1.0 / math.sqrt(info.n)
-        rope = info if (reason is None and info.positional == "rope") else None
-        n_layers, n_q = info.n_layers, info.n_q
-        sums = {s: np.zeros((n_layers, n_q)) for s in SCORES}
-        counts = {p: 0 for p in probes}
-        dev = np.zeros((n_layers, n_q))
-        shares = [ShareSums(n_q) for _ in range(n_layers)]
-        captured: dict[int, Any] = {}
-
-        def hook_for(layer: int) -> Any:
-            def hook(_module: Any, args: tuple[Any, ...]) -> None:
-                captured[layer] = args[0].detach()
-            return hook
-
-        handles = [m.register_forward_pre_hook(hook_for(i)) for i, (_n, m) in
-                   enumerate(modules)]
-        kwargs = _forward_kwargs(torch_model)
-        forward_s = analysis_s = 0.0
-        batches: dict[str, int] = {}
-        try:
-            for pname, probe in probes.items():
-                size = opts.batch_for(layers=n_layers, heads=n_q, length=probe.layout.length)
-                batches[pname] = size
-                total = -(-probe.ids.shape[0] // size)
-                for k, (start, ids) in enumerate(_batches(probe, size)):
-                    rb = max(0, min(ids.shape[0], opts.rebuild - start))
-                    captured.clear()
-                    t = time.perf_counter()
-                    ids_t = torch.from_numpy(np.ascontiguousarray(ids))
-                    with torch.no_grad():
-                        out = torch_model(input_ids=ids_t, attention_mask=torch.ones_like(ids_t),
-                                          **kwargs)
-                    forward_s += time.perf_counter() - t
-                    t = time.perf_counter()
-                    att = getattr(out, "attentions", None)
-                    if att is None or len(att) != n_layers or any(a is None for a in att):
-                        raise UnsupportedArchitectureError(
-                            f"{label}: the model returned no attention pattern per layer with "
-                            "output_attentions=True (eager attention is needed)")
-                    for layer in range(n_layers):
-                        A = att[layer].detach().to(torch.float64).numpy()
-                        if A.shape != (ids.shape[0], n_q, probe.layout.length,
-                                       probe.layout.length):
-                            raise UnsupportedArchitectureError(
-                                f"{label}: layer {layer} returned patterns of shape "
-                                f"{tuple(A.shape)}, expected {(ids.shape[0], n_q)} x "
-                                f"{probe.layout.length}^2")
-                        for sname, score in SCORES.items():
-                            if score.probe == pname:
-                                sums[sname][layer] += score.compute(A, probe.layout).sum(axis=0)
-                        if reason is None and rb:
-                            if layer not in captured:
-                                raise UnsupportedArchitectureError(
-                                    f"{label}: layer {layer}: the module holding the query map "
-                                    f"({modules[layer][0]}) was not called in the forward pass")
-                            x = captured[layer][:rb].to(torch.float64).numpy()
-                            s, b = layer_scores(x, layers[layer], rope=rope, scale=scale)
-                            rebuilt = softmax_pattern(s, causal=info.causal)
-                            dev[layer] = np.maximum(dev[layer],
-                                                    pattern_deviation(rebuilt, A[:rb]))
-                            if pname == "random":
-                                shares[layer].add(s, b, probe.layout)
-                    counts[pname] += ids.shape[0]
-                    analysis_s += time.perf_counter() - t
-                    _say(opts, f"{label}: {pname} probe, batch {k + 1}/{total} "
-                         f"({time.perf_counter() - t0:.1f} s)")
-        finally:
-            for h in handles:
-                h.remove()
-        tol = PATTERN_TOL[opts.dtype]
-        if reason is None:
-            worst = np.unravel_index(int(np.argmax(dev)), dev.shape)
-            if dev[worst] > tol:
-                raise VerificationError(
-                    f"{label}: layer {int(worst[0])}, head {int(worst[1])}: the attention "
-                    f"pattern rebuilt from the survey's maps differs from the model's by "
-                    f"{float(dev[worst]):.3g} (tolerance {tol:g}); the heads cannot be keyed "
-                    "like heads.parquet (docs/behaviour.md, \"Keying\")")
-            key_check = "patterns"
-        else:
-            index = _projection_index(torch_model, info.N)
-            if not all(_maps_present(index, lw, info.N) for lw in layers):
-                raise VerificationError(
-                    f"{label}: not every head's W_Q and W_K of the survey is held by the "
-                    "transformers model; the heads cannot be keyed like heads.parquet")
-            key_check = "weights"
-        columns: dict[str, list[Any]] = {c: [] for c in BEHAVIOUR_COLUMNS}
-        for layer, lw in enumerate(layers):
-            full, row = shares[layer].shares() if reason is None else (None, None)
-            for h in range(n_q):
-                columns["model"].append(label)
-                columns["step"].append(None)
-                columns["layer"].append(lw.layer)
-                columns["head"].append(h)
-                columns["kv_head"].append(int(lw.kv_index[h]))
-                columns["N"].append(info.N)
-                columns["n"].append(info.n)
-                for sname, score in SCORES.items():
-                    columns[sname].append(float(sums[sname][layer, h] / counts[score.probe]))
-                columns["bilinear_share"].append(None if full is None else float(full[h]))
-                columns["bilinear_share_row"].append(None if row is None else float(row[h]))
-                columns["pattern_max_dev"].append(None if reason is not None
-                                                  else float(dev[layer, h]))
-        entry = {
-            "model": label,
-            **info.as_dict(),
-            "key_check": {
-                "method": key_check,
-                "meaning": ("softmax of the scores rebuilt from the survey's maps equals the "
-                            "model's pattern of every head" if key_check == "patterns" else
-                            "every head's survey maps are held by the model's weights "
-                            "(head order not checked)"),
-                "max_pattern_dev": float(dev.max()) if reason is None else None,
-                "tolerance": tol if reason is None else None,
-                "query_modules": [n for n, _m in modules],
-            },
-            "rebuilt": reason is None,
-            "not_rebuilt_reason": reason,
-            "score_scale": scale,
-            "token_pool": {"size": pool.size, "excluded": pool.excluded, "rule": pool.rule,
-                           "sha256": pool.digest()},
-            "framing": None if framing is None else {"prefix": list(framing.prefix),
-                                                     "suffix": list(framing.suffix)},
-            "probes": {p.name: {"sequences": int(p.ids.shape[0]),
-                                "tokens_per_sequence": int(p.layout.length),
-                                "body_start": int(p.layout.body_start),
-                                "body_length": int(p.layout.body_length),
-                                "repeat": p.layout.repeat, "batch": batches[p.name],
-                                "rebuilt_sequences": (min(opts.rebuild, int(p.ids.shape[0]))
-                                                      if reason is None else 0),
-                                "ids_sha256": p.digest()} for p in probes.values()},
-            "displacements": {s.name: s.displacement_for(opts.repeat) for s in SCORES.values()},
-            "timings": {"read_s": read_s, "forward_s": forward_s, "analysis_s": analysis_s,
-                        "wall_s": time.perf_counter() - t0},
-        }
-        return ModelScores(columns, entry)
+        pool, framing, probes = _model_probes(torch_model, tokenizer, info, opts)
+        run = _Setup(torch_model=torch_model, info=info, label=name or info.name, opts=opts,
+                     layers=layers, modules=modules, reason=reason, probes=probes,
+                     rope=info if (reason is None and info.positional == "rope") else None,
+                     scale=info.attention_scale or 1.0 / math.sqrt(info.n), t0=t0)
+        sums = _run_probes(run)
+        key_check = _check_keying(run, sums.dev)
+        return ModelScores(_columns(run, sums),
+                           _manifest_entry(run, sums, key_check, pool, framing, read_s))
     finally:
         torch.set_num_threads(threads_before)
 
@@ -582,10 +501,8 @@ def score_source(source: str, *, options: BehaviourOptions | None = None,
     name : str, optional
         The ``model`` column (default: the loader's name, as in ``heads.parquet``).
     """
-    from qkforms.models import load
-
     opts = options or BehaviourOptions()
-    _import_torch()
+    import_torch()
     t = time.perf_counter()
     with load(source, download=download, qk_norm=opts.qk_norm, checksum=False) as heads:
         load_s = time.perf_counter() - t
