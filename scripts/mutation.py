@@ -86,13 +86,18 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
          "tests/survey/test_survey_statistics.py"],
     ),
     "stats": (
-        ["stats/baseline.py", "stats/bootstrap.py", "stats/fits.py", "stats/layer.py",
-         "stats/observations.py", "stats/series.py", "stats/spectral.py", "stats/synthetic.py",
+        ["stats/baseline.py", "stats/bootstrap.py", "stats/cells.py", "stats/fits.py",
+         "stats/layer.py", *(f"stats/observations/{m}.py" for m in (
+             "__init__", "accumulation", "balance", "bands", "by_layer", "certified",
+             "decisions", "families", "head_stats", "inputs", "pairing",
+             "proportional_lobes", "spectral_geometry", "spectral_types",
+             "symmetric_energy", "tasks")),
+         "stats/training.py", "stats/spectral.py", "stats/synthetic_rows.py",
          "stats/table.py", "stats/types.py"],
         ["tests/stats/test_types_bootstrap_table.py", "tests/stats/test_fits.py",
-         "tests/stats/test_observations.py", "tests/stats/test_pandas_input.py",
-         "tests/stats/test_certified_tables.py", "tests/stats/test_samples_rows_tasks.py",
-         "tests/stats/test_series_stats.py"],
+         "tests/stats/observations/test_observations.py", "tests/stats/test_pandas_input.py",
+         "tests/stats/observations/test_certified_tables.py",
+         "tests/stats/test_samples_rows_tasks.py", "tests/stats/test_training.py"],
     ),
 }
 

@@ -163,7 +163,7 @@ def test_the_other_parts_load_nothing_heavy_on_import() -> None:
     ) == ["numpy"]
     # qkforms behaviour runs torch and transformers only when it scores a model
     assert _third_party_after(
-        "import qkforms.behaviour, qkforms.behaviour.runner, qkforms.behaviour.command"
+        "import qkforms.behaviour, qkforms.behaviour.probe_run, qkforms.behaviour.command"
     ) == ["numpy"]
     # the statistics import the exact enclosures (certified tables): python-flint, a core
     # dependency; still no heavy backend

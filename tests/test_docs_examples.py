@@ -142,7 +142,7 @@ def test_statistics_snippet_runs() -> None:
     import numpy as np
 
     from qkforms import Head
-    from qkforms.stats.synthetic import survey_rows
+    from qkforms.stats.synthetic_rows import survey_rows
 
     rng = np.random.default_rng(2)
     heads_df, spectra_df = survey_rows("toy", [Head(*rng.standard_normal((2, 2, 10)))

@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from qkforms.behaviour.command import write_behaviour
-from qkforms.behaviour.runner import BehaviourOptions, ModelScores
+from qkforms.behaviour.probe_run import BehaviourOptions, ModelScores
 from qkforms.behaviour.schema import BEHAVIOUR_COLUMNS
 from qkforms.errors import ParameterError, QKFormsError
 

@@ -25,8 +25,8 @@ import pytest
 import tiny
 
 import qkforms.models as qm
+from qkforms.behaviour.probe_run import BehaviourOptions, score_model, score_source
 from qkforms.behaviour.probes import Framing, make_probes, token_pool
-from qkforms.behaviour.runner import BehaviourOptions, score_model, score_source
 from qkforms.behaviour.scores import SCORES
 from qkforms.errors import VerificationError
 

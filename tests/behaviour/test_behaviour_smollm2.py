@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from qkforms.behaviour.runner import BehaviourOptions, score_source
+from qkforms.behaviour.probe_run import BehaviourOptions, score_source
 
 pytestmark = [pytest.mark.torch, pytest.mark.slow]
 pytest.importorskip("torch")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from qkforms import Head, reduce_heads
-from qkforms.stats.synthetic import survey_rows
+from qkforms.stats.synthetic_rows import survey_rows
 
 ROPE = {"name": "rope-toy", "key": "rope-toy", "factors": "factors/rope-toy.npz",
         "positional": "rope", "rope_base": 10000.0, "rotary_fraction": 1.0}

@@ -9,7 +9,7 @@ import numpy as np
 from qkforms import Head
 from qkforms.report.figures import HISTOGRAM_STATS, histogram_figures
 from qkforms.stats import observations
-from qkforms.stats.synthetic import survey_rows
+from qkforms.stats.synthetic_rows import survey_rows
 
 
 def test_trained_and_baseline_have_their_own_panels() -> None:

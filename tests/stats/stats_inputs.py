@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from qkforms import Head
-from qkforms.stats.synthetic import rows_from_spectrum, survey_rows
+from qkforms.stats.synthetic_rows import rows_from_spectrum, survey_rows
 
 
 def join(*parts: tuple[dict[str, list[Any]], dict[str, list[Any]]]) -> tuple[dict, dict]:

@@ -172,7 +172,7 @@ def test_batched_layers_give_the_per_layer_fits() -> None:
     columns of ``layer_task(..., fits=True)`` run layer by layer."""
     from qkforms import Head
     from qkforms.stats.layer import fit_layers, layer_task
-    from qkforms.stats.synthetic import survey_rows
+    from qkforms.stats.synthetic_rows import survey_rows
 
     rng = np.random.default_rng(3)
     heads = [Head(*rng.standard_normal((2, 12, 40))) for _ in range(12)]

@@ -7,7 +7,7 @@ import pytest
 
 from qkforms import Head
 from qkforms.stats import observations
-from qkforms.stats.synthetic import survey_rows
+from qkforms.stats.synthetic_rows import survey_rows
 
 pd = pytest.importorskip("pandas")
 

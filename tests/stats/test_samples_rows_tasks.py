@@ -14,7 +14,7 @@ from qkforms import Head
 from qkforms.errors import QKFormsError
 from qkforms.stats.layer import layer_task
 from qkforms.stats.spectral import SAMPLES, head_samples
-from qkforms.stats.synthetic import survey_rows
+from qkforms.stats.synthetic_rows import survey_rows
 from qkforms.stats.table import Table
 from qkforms.tolerances import REDUCED_TOL
 
@@ -81,7 +81,7 @@ def test_baseline_counts_and_cap() -> None:
 
 def test_rows_from_spectrum_are_those_of_diag_lambda() -> None:
     from qkforms import profile
-    from qkforms.stats.synthetic import rows_from_spectrum
+    from qkforms.stats.synthetic_rows import rows_from_spectrum
 
     lam = [3.0, -2.0, 1.0, -0.5, 0.25, -4.0]  # unsorted on purpose
     h, s = rows_from_spectrum("sym", [lam, lam], N=10)
@@ -134,7 +134,7 @@ def test_geometric_error_pads_shorter_lists_with_zeros() -> None:
 def test_rows_from_spectrum_default_dimension_and_leading_value() -> None:
     """``rows_from_spectrum``: ``N`` defaults to ``2n`` (the spectrum's length); the
     stable rank and the leading share use the largest squared singular value."""
-    from qkforms.stats.synthetic import rows_from_spectrum
+    from qkforms.stats.synthetic_rows import rows_from_spectrum
 
     lam = np.array([3.0, 1.0, -2.0, -0.5])
     h, _ = rows_from_spectrum("m", [lam])

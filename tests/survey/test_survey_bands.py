@@ -152,7 +152,7 @@ def test_report_lists_the_heads_whose_reading_changes() -> None:
     from qkforms import Head
     from qkforms.report.bands_view import bands_section, changed_readings
     from qkforms.stats import observations
-    from qkforms.stats.synthetic import survey_rows
+    from qkforms.stats.synthetic_rows import survey_rows
 
     ml = pytest.importorskip("ml_dtypes")
     rng = np.random.default_rng(0)

@@ -54,7 +54,7 @@ LOCK_FILE = ".qkforms-behaviour.lock"
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the ``behaviour`` arguments to ``parser``."""
-    from qkforms.behaviour.runner import DTYPES, BehaviourOptions
+    from qkforms.behaviour.probe_run import DTYPES, BehaviourOptions
 
     d = BehaviourOptions()
     parser.add_argument("sources", nargs="*", default=["smollm2"], metavar="SOURCE",
@@ -97,7 +97,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _options(args: argparse.Namespace) -> Any:
-    from qkforms.behaviour.runner import BehaviourOptions
+    from qkforms.behaviour.probe_run import BehaviourOptions
 
     return BehaviourOptions(seed=args.seed, sequences=args.sequences, length=args.length,
                             repeat=args.repeat, rebuild=args.rebuild, batch=args.batch,
@@ -134,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     ...     print(str(exc).split(",")[0])  # doctest: +ELLIPSIS
     --out ... exists and is a regular file
     """
-    from qkforms.behaviour.runner import score_source
+    from qkforms.behaviour.probe_run import score_source
     from qkforms.models import load
     from qkforms.survey.outdir import check_out
     from qkforms.survey.runner import unique_labels
@@ -203,6 +203,53 @@ def _environment() -> dict[str, Any]:
     return env
 
 
+def _kept_rows(table_path: Path, models: list[str]) -> dict[str, list[Any]]:
+    """The rows of an existing ``behaviour.parquet`` of models other than ``models``."""
+    from qkforms.behaviour.schema import BEHAVIOUR_COLUMNS
+    from qkforms.errors import QKFormsError
+    from qkforms.stats.table import read_parquet
+
+    columns: dict[str, list[Any]] = {c: [] for c in BEHAVIOUR_COLUMNS}
+    if table_path.exists():
+        old = read_parquet(table_path)
+        if tuple(old.columns) != BEHAVIOUR_COLUMNS:
+            raise QKFormsError(f"{table_path} has the columns {old.columns}, not this "
+                               "version's; remove it or choose another --out (nothing "
+                               "was written)")
+        keep = [i for i, m in enumerate(old["model"]) if str(m) not in models]
+        kept = old.take(np.asarray(keep, dtype=np.intp)).to_dict()
+        for c in BEHAVIOUR_COLUMNS:
+            columns[c].extend(kept[c])
+    return columns
+
+
+def _kept_entries(man_path: Path, models: list[str]) -> list[dict[str, Any]]:
+    """The entries of an existing ``behaviour.json`` of models other than ``models``."""
+    from qkforms._fs import read_json
+    from qkforms.errors import QKFormsError
+
+    if not man_path.exists():
+        return []
+    old_man = read_json(man_path, "behaviour manifest")
+    if not isinstance(old_man, dict) or not isinstance(old_man.get("models"), list):
+        raise QKFormsError(f"{man_path}: not a behaviour manifest (no models list); "
+                           "remove it or choose another --out (nothing was written)")
+    return [e for e in old_man["models"]
+            if isinstance(e, dict) and str(e.get("model")) not in models]
+
+
+def _with_total_time(entry: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a model's entry with ``timings.total_s`` (loading, both loaders, run)."""
+    entry = dict(entry)
+    entry.setdefault("timings", {})
+    entry["timings"]["total_s"] = sum(
+        float(v) for k, v in entry["timings"].items()
+        if k in ("load_s", "wall_s")) + float(
+        (entry.get("transformers") or {}).get("torch_load_s", 0.0)) + float(
+        (entry.get("transformers") or {}).get("tokenizer_s", 0.0))
+    return entry
+
+
 def write_behaviour(out: str | os.PathLike[str], results: Sequence[Any], options: Any, *,
                     argv: Sequence[str] | None = None) -> tuple[Path, Path]:
     """Write (merge) ``behaviour.parquet`` and ``behaviour.json`` into ``out``.
@@ -219,7 +266,7 @@ def write_behaviour(out: str | os.PathLike[str], results: Sequence[Any], options
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> from qkforms.behaviour.runner import BehaviourOptions, ModelScores
+    >>> from qkforms.behaviour.probe_run import BehaviourOptions, ModelScores
     >>> from qkforms.behaviour.schema import BEHAVIOUR_COLUMNS
     >>> row = {c: [0.5] for c in BEHAVIOUR_COLUMNS} | {"model": ["m"], "step": [None]}
     >>> row |= {k: [0] for k in ("layer", "head", "kv_head")} | {"N": [4], "n": [2]}
@@ -233,45 +280,19 @@ def write_behaviour(out: str | os.PathLike[str], results: Sequence[Any], options
     import pyarrow.parquet as pq
 
     from qkforms import __version__
-    from qkforms._fs import atomic_write, read_json
+    from qkforms._fs import atomic_write
     from qkforms.behaviour.schema import BEHAVIOUR_COLUMNS, behaviour_schema
-    from qkforms.errors import QKFormsError
-    from qkforms.stats.table import read_parquet
 
     out = Path(out)
     models = [str(r.entry["model"]) for r in results]
     with _locked(out):
         table_path, man_path = out / BEHAVIOUR_FILE, out / MANIFEST_FILE
-        columns: dict[str, list[Any]] = {c: [] for c in BEHAVIOUR_COLUMNS}
-        entries: list[dict[str, Any]] = []
-        if table_path.exists():
-            old = read_parquet(table_path)
-            if tuple(old.columns) != BEHAVIOUR_COLUMNS:
-                raise QKFormsError(f"{table_path} has the columns {old.columns}, not this "
-                                   "version's; remove it or choose another --out (nothing "
-                                   "was written)")
-            keep = [i for i, m in enumerate(old["model"]) if str(m) not in models]
-            kept = old.take(np.asarray(keep, dtype=np.intp)).to_dict()
-            for c in BEHAVIOUR_COLUMNS:
-                columns[c].extend(kept[c])
-        if man_path.exists():
-            old_man = read_json(man_path, "behaviour manifest")
-            if not isinstance(old_man, dict) or not isinstance(old_man.get("models"), list):
-                raise QKFormsError(f"{man_path}: not a behaviour manifest (no models list); "
-                                   "remove it or choose another --out (nothing was written)")
-            entries = [e for e in old_man["models"]
-                       if isinstance(e, dict) and str(e.get("model")) not in models]
+        columns = _kept_rows(table_path, models)
+        entries = _kept_entries(man_path, models)
         for r in results:
             for c in BEHAVIOUR_COLUMNS:
                 columns[c].extend(r.columns[c])
-            entry = dict(r.entry)
-            entry.setdefault("timings", {})
-            entry["timings"]["total_s"] = sum(
-                float(v) for k, v in entry["timings"].items()
-                if k in ("load_s", "wall_s")) + float(
-                (entry.get("transformers") or {}).get("torch_load_s", 0.0)) + float(
-                (entry.get("transformers") or {}).get("tokenizer_s", 0.0))
-            entries.append(entry)
+            entries.append(_with_total_time(r.entry))
         table = pa.table(columns, schema=behaviour_schema())
         from qkforms.behaviour.scores import CLASS_SCORES, CLASS_THRESHOLD, SCORES
 

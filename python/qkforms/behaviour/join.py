@@ -141,6 +141,54 @@ def _digests(entry: dict[str, Any] | None) -> set[str] | None:
     return {f"{f.get('path')}|{f.get('size')}|{f.get('mtime_ns')}" for f in files}
 
 
+def _check_same_files(model: str, survey_manifest: dict[str, Any] | None,
+                      behaviour_manifest: dict[str, Any] | None) -> None:
+    """Both runs read the same files for ``model`` (where both manifests record them)."""
+    want = _digests(_entry(survey_manifest or {}, model))
+    have = _digests(_entry(behaviour_manifest or {}, model))
+    if want is not None and have is not None and want != have:
+        raise QKFormsError(
+            f"{model}: behaviour.parquet was computed from other files than the "
+            f"survey (sha256 {sorted(have)} vs {sorted(want)}); rerun one of them on "
+            "the same checkpoint")
+
+
+def _join_model(model: str, ok_rows: list[int], heads: Table, behaviour: Table,
+                index: dict[tuple[str, int, int], int], out: dict[str, list[Any]]) -> int:
+    """Append the joined rows of ``model``'s ok survey heads to ``out``; return their count.
+
+    Every ok survey head needs a behaviour row with the same ``kv_head``, ``N`` and ``n``.
+    """
+    from qkforms.behaviour.schema import KEY_COLUMNS, SCORE_COLUMNS
+
+    joined = 0
+    for i in ok_rows:
+        key = (model, int(heads["layer"][i]), int(heads["head"][i]))
+        j = index.get(key)
+        where = f"{model}: layer {key[1]}, head {key[2]}"
+        if j is None:
+            raise QKFormsError(f"{where} is in heads.parquet but not in "
+                               "behaviour.parquet; rerun `qkforms behaviour` on the "
+                               "surveyed checkpoint")
+        for col in ("kv_head", "N", "n"):
+            if int(heads[col][i]) != int(behaviour[col][j]):
+                raise QKFormsError(
+                    f"{where} has {col} {format_value(int(heads[col][i]))} in "
+                    f"heads.parquet but {format_value(int(behaviour[col][j]))} in "
+                    "behaviour.parquet")
+        for col in KEY_COLUMNS:
+            out[col].append(heads[col][i] if col != "step" else None)
+        for col in SCORE_COLUMNS:
+            v = behaviour[col][j]
+            out[col].append(np.nan if v is None else float(v))
+        for col in GEOMETRY:
+            v = heads[col][i]
+            out[col].append(np.nan if v is None else float(v))
+        out["spectral_type"].append(heads["spectral_type"][i])
+        joined += 1
+    return joined
+
+
 def join_tables(heads: Table, behaviour: Table, *, survey_manifest: dict[str, Any] | None,
                 behaviour_manifest: dict[str, Any] | None) -> tuple[Table, Table]:
     """The joined per-head table and the per-model join report.
@@ -196,37 +244,8 @@ def join_tables(heads: Table, behaviour: Table, *, survey_manifest: dict[str, An
         elif not b_count:
             note = "not in behaviour.parquet (run `qkforms behaviour` on it to join it)"
         else:
-            want = _digests(_entry(survey_manifest or {}, model))
-            have = _digests(_entry(behaviour_manifest or {}, model))
-            if want is not None and have is not None and want != have:
-                raise QKFormsError(
-                    f"{model}: behaviour.parquet was computed from other files than the "
-                    f"survey (sha256 {sorted(have)} vs {sorted(want)}); rerun one of them on "
-                    "the same checkpoint")
-            for i in ok_rows:
-                key = (model, int(heads["layer"][i]), int(heads["head"][i]))
-                j = index.get(key)
-                where = f"{model}: layer {key[1]}, head {key[2]}"
-                if j is None:
-                    raise QKFormsError(f"{where} is in heads.parquet but not in "
-                                       "behaviour.parquet; rerun `qkforms behaviour` on the "
-                                       "surveyed checkpoint")
-                for col in ("kv_head", "N", "n"):
-                    if int(heads[col][i]) != int(behaviour[col][j]):
-                        raise QKFormsError(
-                            f"{where} has {col} {format_value(int(heads[col][i]))} in "
-                            f"heads.parquet but {format_value(int(behaviour[col][j]))} in "
-                            "behaviour.parquet")
-                for col in KEY_COLUMNS:
-                    out[col].append(heads[col][i] if col != "step" else None)
-                for col in SCORE_COLUMNS:
-                    v = behaviour[col][j]
-                    out[col].append(np.nan if v is None else float(v))
-                for col in GEOMETRY:
-                    v = heads[col][i]
-                    out[col].append(np.nan if v is None else float(v))
-                out["spectral_type"].append(heads["spectral_type"][i])
-                joined += 1
+            _check_same_files(model, survey_manifest, behaviour_manifest)
+            joined = _join_model(model, ok_rows, heads, behaviour, index, out)
             failed = len(s_rows) - len(ok_rows)
             if failed:
                 note = f"{failed} failed survey heads left out"

@@ -4,7 +4,7 @@
 write for two toy models -- ``rope-toy`` (a RoPE model: its reduced factors are stored,
 so the relative forms ``L(d)`` can be rebuilt) and ``abs-toy`` (absolute positions) --
 from random heads through the survey's own computations
-(:func:`qkforms.stats.synthetic.survey_rows`, :func:`qkforms.reduce_heads`). The
+(:func:`qkforms.stats.synthetic_rows.survey_rows`, :func:`qkforms.reduce_heads`). The
 behaviour scores are made up with known relations to the geometry: ``previous_token``
 decreases with the distance to Θ (a perfect negative rank correlation),
 ``induction`` is a seeded draw independent of everything, ``sink`` is 0.9 on the
@@ -50,7 +50,7 @@ def write_example(directory: str | Path, *, seed: int = 0) -> Path:
     from qkforms import Head, reduce_heads
     from qkforms.behaviour.schema import BEHAVIOUR_COLUMNS, behaviour_schema
     from qkforms.behaviour.scores import SCORES
-    from qkforms.stats.synthetic import survey_rows
+    from qkforms.stats.synthetic_rows import survey_rows
     from qkforms.survey.schema import heads_schema, spectra_schema
 
     d = Path(directory)

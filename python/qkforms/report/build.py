@@ -14,7 +14,17 @@ from pathlib import Path
 from typing import Any
 
 from qkforms import _progress
+from qkforms._fs import atomic_write
+from qkforms.behaviour.report_view import behaviour_section
+from qkforms.report import figures as F
+from qkforms.report.bands_view import bands_section
 from qkforms.report.data import ReportData, load
+from qkforms.report.html import render_page, table_html
+from qkforms.report.rope_view import rope_profiles
+from qkforms.report.static import FIGURES, write_pngs
+from qkforms.report.training_view import medians_figure, run_models, trajectory_figure
+from qkforms.stats.output import MARKDOWN_SECTIONS, _pooled
+from qkforms.survey.balance import balance_counts
 
 __all__ = ["SECTION_IDS", "build_report"]
 
@@ -50,7 +60,6 @@ def _intro(data: ReportData) -> str:
 def _not_ok_notes(data: ReportData) -> str:
     """Every head that is not ``ok`` (why), every contradiction of Theorem 3, and the
     Observation 1 counts of heads outside the theorem's hypothesis."""
-    from qkforms.survey.balance import balance_counts
 
     t = data.all_heads
     cols = {c: t[c].tolist() for c in t.columns}
@@ -96,9 +105,6 @@ def _last_checkpoints(manifest: dict[str, Any]) -> dict[str, Any]:
 
 def _training_section(data: ReportData, figs: list[dict[str, Any]]) -> tuple[str, str, str] | None:
     """The "training dynamics" section of a survey of training runs (None otherwise)."""
-    from qkforms.report.html import table_html
-    from qkforms.report.series_view import medians_figure, run_models, trajectory_figure
-    from qkforms.stats.output import _pooled
 
     models = run_models(data.all_heads)
     steps_t = data.tables.get("series_steps")
@@ -202,7 +208,7 @@ def build_report(
     --------
     >>> import tempfile, pathlib
     >>> import pyarrow as pa, pyarrow.parquet as pq
-    >>> from qkforms.stats.synthetic import rows_from_spectrum
+    >>> from qkforms.stats.synthetic_rows import rows_from_spectrum
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> h, s = rows_from_spectrum("sym", [[2.0, 1.0, -1.0, -0.5], [1.0, 0.5, -2.0, -1.0]])
     >>> pq.write_table(pa.table(h), d / "heads.parquet")
@@ -216,7 +222,6 @@ def build_report(
         target = _write_page(data, out, rope_heads=rope_heads, d_max=d_max, seed=seed,
                              n_boot=n_boot, recompute=recompute)
     if pngs:
-        from qkforms.report.static import FIGURES, write_pngs
 
         with _progress.phase("report: static PNGs", len(FIGURES), unit="figure") as bar:
             write_pngs(data.heads, data.baseline, data.directory / "figures",
@@ -225,22 +230,11 @@ def build_report(
     return target
 
 
-def _write_page(data: ReportData, out: str | Path | None, *, rope_heads: int,
-                d_max: int, seed: int = 0, n_boot: int = 1000, recompute: bool = False) -> Path:
-    """Build every section of the page from ``data`` and write it; return its path."""
-    from qkforms.report import figures as F
-    from qkforms.report.bands_view import bands_section
-    from qkforms.report.html import render_page, table_html
-    from qkforms.report.rope_view import rope_profiles
-    from qkforms.stats.output import MARKDOWN_SECTIONS
-
+def _profile_sections(data: ReportData,
+                      figs: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    """The 3-simplex of head profiles and the face of symmetric profiles."""
     heads, base = data.heads, data.baseline
-    figs: list[dict[str, Any]] = []
     sections: list[tuple[str, str, str]] = []
-    training = _training_section(data, figs)
-    if training is not None:
-        sections.append(training)
-
     tet = F.tetrahedron_figure(heads, base)
     tet["id"] = "fig-tetrahedron"
     figs.append(tet)
@@ -261,6 +255,14 @@ def _write_page(data: ReportData, out: str | Path | None, *, rope_heads: int,
                      "Theorem 5 limit (2ρ, (1−ρ)₊², (ρ−1)₊²)/(1+ρ²), which runs along the "
                      "edges b–c and b–d; the open edge c–d is empty.</p>"
                      '<div id="fig-face" class="fig" data-point-count="-1"></div>'))
+    return sections
+
+
+def _distribution_sections(data: ReportData,
+                           figs: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    """Layer x head maps, histograms of head statistics, spectra with fitted families."""
+    heads, base = data.heads, data.baseline
+    sections: list[tuple[str, str, str]] = []
     hm = F.heatmap_figures(heads, base)
     figs += hm
     sections.append(("heatmaps", "Layer × head maps next to the random baseline",
@@ -278,6 +280,12 @@ def _write_page(data: ReportData, out: str | Path | None, *, rope_heads: int,
                      "pairing: histograms of |λ(L)|, λ₊(S), |λ₋(S)| and σ(T) with the fitted "
                      "generalized gamma (solid) and lognormal (dashed), both with location "
                      "0.</p><div id=\"fig-spectra\" class=\"fig\"></div>"))
+    return sections
+
+
+def _rope_section(data: ReportData, figs: list[dict[str, Any]], *, rope_heads: int,
+                  d_max: int) -> tuple[str, str, str]:
+    """The profiles of the relative forms L(d) of a few heads per RoPE model."""
     rope_html: list[str] = []
     for model, prof, labels, d_values in rope_profiles(_last_checkpoints(data.manifest),
                                                        data.directory, heads=rope_heads,
@@ -286,21 +294,16 @@ def _write_page(data: ReportData, out: str | Path | None, *, rope_heads: int,
         fig["id"] = f"fig-rope-{len(rope_html)}"
         figs.append(fig)
         rope_html.append(f'<div id="{fig["id"]}" class="fig"></div>')
-    sections.append(("rope", "RoPE: profile of L(d)",
-                     "<p>Profiles of the relative forms L(d) = K_redᵀ Rot(d) Q_red "
-                     "(query rotated by +d) for a few heads per RoPE model; move the slider "
-                     "over d.</p>" + "".join(rope_html) if rope_html else
-                     "<p class=\"note\">No RoPE factors in this survey "
-                     "(<code>manifest.json</code> names none).</p>"))
-    banded = bands_section(heads)
-    if banded is not None:  # only for --precision-bands surveys
-        sections.append(banded)
+    return ("rope", "RoPE: profile of L(d)",
+            "<p>Profiles of the relative forms L(d) = K_redᵀ Rot(d) Q_red "
+            "(query rotated by +d) for a few heads per RoPE model; move the slider "
+            "over d.</p>" + "".join(rope_html) if rope_html else
+            "<p class=\"note\">No RoPE factors in this survey "
+            "(<code>manifest.json</code> names none).</p>")
 
-    from qkforms.behaviour.report_view import behaviour_section  # with behaviour.parquet
 
-    behaviour = behaviour_section(data, figs, seed=seed, n_boot=n_boot, recompute=recompute)
-    if behaviour is not None:
-        sections.append(behaviour)
+def _tables_section(data: ReportData) -> tuple[str, str, str]:
+    """The observation tables (the columns of ``summary.md``; all columns in the CSVs)."""
     parts = []
     for name, title, text, cols in MARKDOWN_SECTIONS:
         t = data.tables.get(name)
@@ -308,13 +311,32 @@ def _write_page(data: ReportData, out: str | Path | None, *, rope_heads: int,
             continue
         parts.append(f"<h3>{html.escape(title)}</h3><p>{html.escape(text)} "
                      f'(<a href="stats/{name}.csv">all columns</a>)</p>' + table_html(t, cols))
-    sections.append(("tables", "Observation tables", "".join(parts)))
+    return ("tables", "Observation tables", "".join(parts))
+
+
+
+def _write_page(data: ReportData, out: str | Path | None, *, rope_heads: int,
+                d_max: int, seed: int = 0, n_boot: int = 1000, recompute: bool = False) -> Path:
+    """Build every section of the page from ``data`` and write it; return its path."""
+    figs: list[dict[str, Any]] = []
+    sections: list[tuple[str, str, str]] = []
+    training = _training_section(data, figs)
+    if training is not None:
+        sections.append(training)
+    sections += _profile_sections(data, figs)
+    sections += _distribution_sections(data, figs)
+    sections.append(_rope_section(data, figs, rope_heads=rope_heads, d_max=d_max))
+    banded = bands_section(data.heads)
+    if banded is not None:  # only for --precision-bands surveys
+        sections.append(banded)
+    behaviour = behaviour_section(data, figs, seed=seed, n_boot=n_boot, recompute=recompute)
+    if behaviour is not None:  # with behaviour.parquet
+        sections.append(behaviour)
+    sections.append(_tables_section(data))
 
     page = render_page(title="qkforms survey report", intro=_intro(data), sections=sections,
                        figures=figs)
     target = Path(out) if out is not None else data.directory / "report.html"
-    from qkforms._fs import atomic_write
-
     # DIR/report.html (and DIR/figures): below DIR no link is followed (docs/files.md)
     atomic_write(target, page.encode("utf-8"), root=data.directory if out is None else None)
     return target

@@ -62,7 +62,7 @@ def _stale(head_stats: Table, heads: Table) -> bool:
     Compares the (model, layer, head) of the rows of ``head_stats`` with the ok heads
     of ``heads`` (of each model's last step, for a training run).
     """
-    from qkforms.stats.series import has_steps, last_step_rows
+    from qkforms.stats.training import has_steps, last_step_rows
 
     if has_steps(heads):
         heads = last_step_rows(heads, heads)[0]

@@ -135,6 +135,39 @@ def _visibility_menu(groups: Sequence[tuple[str, Sequence[bool]]], x: float = 0.
     }
 
 
+def _type_traces(heads: Table, xyz: NDArray[np.float64],
+                 hover: list[str]) -> list[dict[str, Any]]:
+    """The heads of each spectral type (radius rule), one hidden trace per type."""
+    types = np.asarray([str(t) for t in heads.get("type_radius", ["II"] * len(heads))])
+    type_traces = []
+    for t, col in TYPE_COLOURS.items():
+        mask = types == t
+        type_traces.append({
+            "type": "scatter3d", "mode": "markers", "name": f"Type {t} (r = 0.02)",
+            "meta": "heads", "visible": False, **_line(xyz[mask]),
+            "text": [h for h, k in zip(hover, mask, strict=True) if k], "hoverinfo": "text",
+            "marker": {"size": 3, "color": col, "opacity": 0.85},
+        })
+    return type_traces
+
+
+def _model_traces(heads: Table, xyz: NDArray[np.float64],
+                  hover: list[str]) -> list[dict[str, Any]]:
+    """The heads of each model, one hidden trace per model."""
+    models = np.asarray([str(m) for m in heads["model"]])
+    model_traces = []
+    for k, m in enumerate(dict.fromkeys(models.tolist())):
+        mask = models == m
+        model_traces.append({
+            "type": "scatter3d", "mode": "markers", "name": m, "meta": "heads",
+            "visible": False, **_line(xyz[mask]),
+            "text": [h for h, keep in zip(hover, mask, strict=True) if keep],
+            "hoverinfo": "text",
+            "marker": {"size": 3, "color": _PALETTE[k % len(_PALETTE)], "opacity": 0.85},
+        })
+    return model_traces
+
+
 def tetrahedron_figure(heads: Table, baseline: Table | None = None) -> dict[str, Any]:
     """The 3-simplex of head profiles: colour by layer, spectral type or model.
 
@@ -143,7 +176,7 @@ def tetrahedron_figure(heads: Table, baseline: Table | None = None) -> dict[str,
     >>> import numpy as np
     >>> from qkforms import Head
     >>> from qkforms.stats import observations
-    >>> from qkforms.stats.synthetic import survey_rows
+    >>> from qkforms.stats.synthetic_rows import survey_rows
     >>> rng = np.random.default_rng(0)
     >>> h, s = survey_rows("toy", [Head(*rng.standard_normal((2, 2, 12))) for _ in range(4)],
     ...                    heads_per_layer=2)
@@ -167,28 +200,9 @@ def tetrahedron_figure(heads: Table, baseline: Table | None = None) -> dict[str,
                    "colorbar": {"title": {"text": colour_title}, "x": 1.02, "len": 0.6},
                    "opacity": 0.85},
     })
-    types = np.asarray([str(t) for t in heads.get("type_radius", ["II"] * len(heads))])
-    type_traces = []
-    for t, col in TYPE_COLOURS.items():
-        mask = types == t
-        type_traces.append({
-            "type": "scatter3d", "mode": "markers", "name": f"Type {t} (r = 0.02)",
-            "meta": "heads", "visible": False, **_line(xyz[mask]),
-            "text": [h for h, k in zip(hover, mask, strict=True) if k], "hoverinfo": "text",
-            "marker": {"size": 3, "color": col, "opacity": 0.85},
-        })
+    type_traces = _type_traces(heads, xyz, hover)
     data += type_traces
-    models = np.asarray([str(m) for m in heads["model"]])
-    model_traces = []
-    for k, m in enumerate(dict.fromkeys(models.tolist())):
-        mask = models == m
-        model_traces.append({
-            "type": "scatter3d", "mode": "markers", "name": m, "meta": "heads",
-            "visible": False, **_line(xyz[mask]),
-            "text": [h for h, keep in zip(hover, mask, strict=True) if keep],
-            "hoverinfo": "text",
-            "marker": {"size": 3, "color": _PALETTE[k % len(_PALETTE)], "opacity": 0.85},
-        })
+    model_traces = _model_traces(heads, xyz, hover)
     data += model_traces
     if baseline is not None and len(baseline):
         bprof = np.stack([_f(baseline[k]) for k in ("a", "b", "c", "d")], axis=1)
@@ -231,7 +245,7 @@ def face_figure(heads: Table, baseline: Table | None = None) -> dict[str, Any]:
     >>> import numpy as np
     >>> from qkforms import Head
     >>> from qkforms.stats import observations
-    >>> from qkforms.stats.synthetic import survey_rows
+    >>> from qkforms.stats.synthetic_rows import survey_rows
     >>> rng = np.random.default_rng(0)
     >>> h, s = survey_rows("toy", [Head(*rng.standard_normal((2, 2, 12))) for _ in range(4)],
     ...                    heads_per_layer=2)
@@ -293,7 +307,7 @@ def heatmap_figures(heads: Table, baseline: Table) -> list[dict[str, Any]]:
     >>> import numpy as np
     >>> from qkforms import Head
     >>> from qkforms.stats import observations
-    >>> from qkforms.stats.synthetic import survey_rows
+    >>> from qkforms.stats.synthetic_rows import survey_rows
     >>> rng = np.random.default_rng(0)
     >>> h, s = survey_rows("toy", [Head(*rng.standard_normal((2, 2, 12))) for _ in range(4)],
     ...                    heads_per_layer=2)
@@ -363,7 +377,7 @@ def histogram_figures(heads: Table, baseline: Table) -> list[dict[str, Any]]:
     >>> import numpy as np
     >>> from qkforms import Head
     >>> from qkforms.stats import observations
-    >>> from qkforms.stats.synthetic import survey_rows
+    >>> from qkforms.stats.synthetic_rows import survey_rows
     >>> rng = np.random.default_rng(0)
     >>> h, s = survey_rows("toy", [Head(*rng.standard_normal((2, 2, 12))) for _ in range(4)],
     ...                    heads_per_layer=2)
@@ -424,6 +438,31 @@ def _representative_heads(heads: Table, per_model: int = 2) -> list[int]:
     return chosen
 
 
+#: axis titles of the four spectral samples
+_SAMPLE_TITLES = {"abs_eig_L": "|λ(L)|", "lambda_pos": "λ₊(S)", "lambda_neg": "|λ₋(S)|",
+                  "sigma_T": "σ(T)"}
+
+
+def _spectra_layout(buttons: list[dict[str, Any]], samples: Sequence[str]) -> dict[str, Any]:
+    """The 2 x 2 grid of sample axes and the menu choosing the head."""
+    dom = ((0.0, 0.45), (0.55, 1.0))
+    layout: dict[str, Any] = {
+        "title": {"text": "Spectra of representative heads with fitted families"},
+        "height": 620, "barmode": "overlay",
+        "updatemenus": [{"type": "dropdown", "x": 0.0, "y": 1.12, "xanchor": "left",
+                         "buttons": buttons}] if buttons else [],
+        "annotations": [],
+    }
+    for s_idx, name in enumerate(samples):
+        axis = "" if s_idx == 0 else str(s_idx + 1)
+        col, row = s_idx % 2, s_idx // 2
+        layout[f"xaxis{axis}"] = {"domain": list(dom[col]), "anchor": f"y{axis}",
+                                  "title": {"text": _SAMPLE_TITLES[name]}}
+        layout[f"yaxis{axis}"] = {"domain": [0.0, 0.42] if row else [0.58, 1.0],
+                                  "anchor": f"x{axis}"}
+    return layout
+
+
 def spectra_figure(heads: Table, spectra: Table, *, per_model: int = 2) -> dict[str, Any]:
     """Histograms of a head's four spectral samples with the fitted gengamma and lognormal.
 
@@ -432,7 +471,7 @@ def spectra_figure(heads: Table, spectra: Table, *, per_model: int = 2) -> dict[
     >>> import numpy as np
     >>> from qkforms import Head
     >>> from qkforms.stats import observations
-    >>> from qkforms.stats.synthetic import survey_rows
+    >>> from qkforms.stats.synthetic_rows import survey_rows
     >>> rng = np.random.default_rng(0)
     >>> h, s = survey_rows("toy", [Head(*rng.standard_normal((2, 2, 12))) for _ in range(4)],
     ...                    heads_per_layer=2)
@@ -445,13 +484,13 @@ def spectra_figure(heads: Table, spectra: Table, *, per_model: int = 2) -> dict[
     """
     from scipy import stats as st
 
+    # qkforms.stats.spectral loads scipy: only when this runs
     from qkforms.stats.spectral import SAMPLES, head_samples
 
     key = {(str(m), int(la), int(h)): i for i, (m, la, h) in
            enumerate(zip(spectra["model"], spectra["layer"], spectra["head"], strict=True))}
     choices = _representative_heads(heads, per_model)
-    titles = {"abs_eig_L": "|λ(L)|", "lambda_pos": "λ₊(S)", "lambda_neg": "|λ₋(S)|",
-              "sigma_T": "σ(T)"}
+    titles = _SAMPLE_TITLES
     data: list[dict[str, Any]] = []
     labels: list[str] = []
     groups: list[int] = []
@@ -493,22 +532,7 @@ def spectra_figure(heads: Table, spectra: Table, *, per_model: int = 2) -> dict[
                 groups.append(c)
     buttons = [{"label": lab, "method": "restyle",
                 "args": [{"visible": [g == c for g in groups]}]} for c, lab in enumerate(labels)]
-    dom = ((0.0, 0.45), (0.55, 1.0))
-    layout: dict[str, Any] = {
-        "title": {"text": "Spectra of representative heads with fitted families"},
-        "height": 620, "barmode": "overlay",
-        "updatemenus": [{"type": "dropdown", "x": 0.0, "y": 1.12, "xanchor": "left",
-                         "buttons": buttons}] if buttons else [],
-        "annotations": [],
-    }
-    for s_idx, name in enumerate(SAMPLES):
-        axis = "" if s_idx == 0 else str(s_idx + 1)
-        col, row = s_idx % 2, s_idx // 2
-        layout[f"xaxis{axis}"] = {"domain": list(dom[col]), "anchor": f"y{axis}",
-                                  "title": {"text": titles[name]}}
-        layout[f"yaxis{axis}"] = {"domain": [0.0, 0.42] if row else [0.58, 1.0],
-                                  "anchor": f"x{axis}"}
-    return {"id": "fig-spectra", "data": data, "layout": layout}
+    return {"id": "fig-spectra", "data": data, "layout": _spectra_layout(buttons, SAMPLES)}
 
 
 def _clean_keep(x: NDArray[np.float64]) -> list[float | None]:

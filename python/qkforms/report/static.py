@@ -13,6 +13,7 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -46,41 +47,8 @@ def _save(fig: Any, path: Path, root: Path, **kwargs: Any) -> None:
     atomic_write(path, buf.getvalue(), root=root)
 
 
-def write_pngs(heads: Table, baseline: Table, out_dir: str | Path, *,
-               root: str | Path | None = None) -> list[Path]:
-    """Draw the four PNGs; return their paths.
-
-    Below ``root`` (default: ``out_dir``'s parent) no symbolic link is followed.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from qkforms import Head
-    >>> from qkforms.stats import observations
-    >>> from qkforms.stats.synthetic import survey_rows
-    >>> rng = np.random.default_rng(0)
-    >>> h, s = survey_rows("toy", [Head(*rng.standard_normal((2, 2, 12))) for _ in range(4)],
-    ...                    heads_per_layer=2)
-    >>> t = observations(h, s, n_boot=0, fits=False)
-    >>> import tempfile
-    >>> paths = write_pngs(t["head_stats"], t["baseline_heads"], tempfile.mkdtemp())
-    >>> [p.name for p in paths] == list(FIGURES)
-    True
-    """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from qkforms._fs import ensure_dir
-
-    out = Path(out_dir)
-    base_dir = out.parent if root is None else Path(root)
-    ensure_dir(out, root=base_dir)
-    paths = []
-    layer = _f(heads["layer"])
-
-    # 1. tetrahedron
+def _tetrahedron(plt: Any, heads: Table, layer: np.ndarray) -> Any:
+    """Figure 1: the head profiles in the tetrahedron, Theta, the empty edge."""
     fig = plt.figure(figsize=(7, 6))
     ax = fig.add_subplot(projection="3d")
     for i, j in EDGES:
@@ -99,11 +67,11 @@ def write_pngs(heads: Table, baseline: Table, out_dir: str | Path, *,
     fig.colorbar(sc, ax=ax, shrink=0.6, label="layer")
     ax.legend(loc="lower left")
     ax.set_title("Head profiles in Δ₃")
-    paths.append(out / FIGURES[0])
-    _save(fig, paths[-1], base_dir, dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    return fig
 
-    # 2. face Delta
+
+def _face(plt: Any, heads: Table, layer: np.ndarray) -> Any:
+    """Figure 2: the symmetric profiles on the face {a = 0}, the Theorem 5 limit."""
     fig, ax = plt.subplots(figsize=(6.5, 5.8))
     corners = np.array([[0.0, np.sqrt(3.0)], [-1.0, 0.0], [1.0, 0.0]])  # b, c, d
     ax.plot(corners[[1, 0, 2], 0], corners[[1, 0, 2], 1], color="#444", lw=1)
@@ -121,11 +89,11 @@ def write_pngs(heads: Table, baseline: Table, out_dir: str | Path, *,
     fig.colorbar(sc, ax=ax, shrink=0.7, label="layer")
     ax.legend(loc="upper left")
     ax.set_title("Face Δ = {a = 0}: symmetric profiles")
-    paths.append(out / FIGURES[1])
-    _save(fig, paths[-1], base_dir, dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    return fig
 
-    # 3. heat maps of the first model
+
+def _heat_maps(plt: Any, heads: Table, baseline: Table) -> Any:
+    """Figure 3: heat maps (layer x head) of the first model, trained and baseline."""
     model = str(heads["model"][0])
     stats = ("sym_energy", "pairing", "theta_dist")
     fig, axes = plt.subplots(len(stats), 2, figsize=(9, 3.2 * len(stats)), squeeze=False)
@@ -149,11 +117,12 @@ def write_pngs(heads: Table, baseline: Table, out_dir: str | Path, *,
             ax.set_ylabel("layer")
             fig.colorbar(im, ax=ax)
     fig.tight_layout()
-    paths.append(out / FIGURES[2])
-    _save(fig, paths[-1], base_dir, dpi=100)
-    plt.close(fig)
+    return fig
 
-    # 4. histograms: trained heads above, the baseline below, each on its own scale
+
+def _histograms(plt: Any, heads: Table, baseline: Table) -> Any:
+    """Figure 4: histograms, trained heads above, the baseline below, each on its
+    own scale."""
     stats = ("sym_energy", "pairing", "theta_dist")
     fig, axes = plt.subplots(2, 3, figsize=(12, 5.2), sharex="col",
                              gridspec_kw={"height_ratios": [2, 1]})
@@ -173,7 +142,52 @@ def write_pngs(heads: Table, baseline: Table, out_dir: str | Path, *,
         bottom.set_ylabel("baseline: density")
         bottom.set_xlabel(stat)
     fig.tight_layout()
-    paths.append(out / FIGURES[3])
-    _save(fig, paths[-1], base_dir, dpi=100)
-    plt.close(fig)
+    return fig
+
+
+def write_pngs(heads: Table, baseline: Table, out_dir: str | Path, *,
+               root: str | Path | None = None) -> list[Path]:
+    """Draw the four PNGs; return their paths.
+
+    Below ``root`` (default: ``out_dir``'s parent) no symbolic link is followed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms import Head
+    >>> from qkforms.stats import observations
+    >>> from qkforms.stats.synthetic_rows import survey_rows
+    >>> rng = np.random.default_rng(0)
+    >>> h, s = survey_rows("toy", [Head(*rng.standard_normal((2, 2, 12))) for _ in range(4)],
+    ...                    heads_per_layer=2)
+    >>> t = observations(h, s, n_boot=0, fits=False)
+    >>> import tempfile
+    >>> paths = write_pngs(t["head_stats"], t["baseline_heads"], tempfile.mkdtemp())
+    >>> [p.name for p in paths] == list(FIGURES)
+    True
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from qkforms._fs import ensure_dir
+
+    out = Path(out_dir)
+    base_dir = out.parent if root is None else Path(root)
+    ensure_dir(out, root=base_dir)
+    layer = _f(heads["layer"])
+    # each figure drawn, saved and closed before the next (one open figure at a time)
+    steps: tuple[tuple[Callable[[], Any], dict[str, Any]], ...] = (
+        (lambda: _tetrahedron(plt, heads, layer), {"dpi": 110, "bbox_inches": "tight"}),
+        (lambda: _face(plt, heads, layer), {"dpi": 110, "bbox_inches": "tight"}),
+        (lambda: _heat_maps(plt, heads, baseline), {"dpi": 100}),
+        (lambda: _histograms(plt, heads, baseline), {"dpi": 100}),
+    )
+    paths = []
+    for name, (draw, options) in zip(FIGURES, steps, strict=True):
+        fig = draw()
+        paths.append(out / name)
+        _save(fig, paths[-1], base_dir, **options)
+        plt.close(fig)
     return paths

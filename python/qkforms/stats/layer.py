@@ -85,6 +85,7 @@ def fit_layers(payloads: Sequence[tuple[dict[str, Any], dict[str, Any]]], *,
     >>> len(cols), cols[0]["sigma_T_m"], cols[1]["sigma_T_best"]
     (2, [1], [None])
     """
+    # qkforms.stats.spectral loads scipy: only when this runs
     from qkforms.stats.spectral import family_rows
 
     ordered = [_ordered_spectra(h, s) for h, s in payloads]
@@ -133,6 +134,8 @@ def layer_task(
     0.010153
     """
     from qkforms.stats.baseline import baseline_heads
+
+    # qkforms.stats.spectral loads scipy: only when this runs
     from qkforms.stats.spectral import spectral_rows
 
     head_ids, spec = _ordered_spectra(heads, spectra)

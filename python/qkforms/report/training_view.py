@@ -16,7 +16,7 @@ per-head trace carries ``meta == "series"`` and the page counts its points.
 
 Examples
 --------
->>> from qkforms.report.series_view import QUANTITIES
+>>> from qkforms.report.training_view import QUANTITIES
 >>> QUANTITIES[0]
 ('sym_energy', 'symmetric energy 𝒮 = 1 − a')
 """
@@ -85,6 +85,73 @@ def _line(p: NDArray[np.float64]) -> dict[str, list[Any]]:
     return {"x": p[:, 0].tolist(), "y": p[:, 1].tolist(), "z": p[:, 2].tolist()}
 
 
+def _path_traces(xyz: NDArray[np.float64], layers: NDArray[np.int64],
+                 head_ids: NDArray[np.int64], steps_col: NDArray[np.int64]) -> list[dict]:
+    """Every head's path through the steps, one trace (the legend toggles it)."""
+    path: list[list[float | None]] = []
+    for la in sorted(set(layers.tolist())):
+        for h in sorted(set(head_ids[layers == la].tolist())):
+            sel = np.flatnonzero((layers == la) & (head_ids == h))
+            sel = sel[np.argsort(steps_col[sel], kind="stable")]
+            path += xyz[sel].tolist() + [[None, None, None]]
+    if not path:
+        return []
+    arr = np.asarray(path, dtype=object)
+    return [{"type": "scatter3d", "mode": "lines", "name": "paths of the heads",
+             "visible": "legendonly", "x": arr[:, 0].tolist(), "y": arr[:, 1].tolist(),
+             "z": arr[:, 2].tolist(), "hoverinfo": "skip",
+             "line": {"color": "rgba(80,80,80,0.35)", "width": 2}}]
+
+
+def _median_traces(prof: NDArray[np.float64], layers: NDArray[np.int64],
+                   steps_col: NDArray[np.int64]) -> list[dict]:
+    """The median profile of each layer, step by step (a trace per layer)."""
+    steps = sorted(set(steps_col.tolist()))
+    out = []
+    for k, la in enumerate(sorted(set(layers.tolist()))):
+        med = np.array([np.median(prof[(layers == la) & (steps_col == s)], axis=0)
+                        for s in steps])
+        out.append({"type": "scatter3d", "mode": "lines+markers",
+                    "name": f"layer {la}: median profile", **_line(to_xyz(med)),
+                    "text": [f"layer {la} median at step {s}" for s in steps],
+                    "hoverinfo": "text",
+                    "line": {"color": _LAYER_COLOURS[k % len(_LAYER_COLOURS)], "width": 5},
+                    "marker": {"size": 3, "color": _LAYER_COLOURS[k % len(_LAYER_COLOURS)]}})
+    return out
+
+
+def _trajectory_layout(model: str, xyz: NDArray[np.float64],
+                       slider_steps: list[dict[str, Any]]) -> dict[str, Any]:
+    """The layout: a scene zoomed in on the heads when they fill a small part of the
+    simplex, the slider over the steps and the whole-simplex / zoom buttons."""
+    scene: dict[str, Any] = {"xaxis": {"visible": False}, "yaxis": {"visible": False},
+                             "zaxis": {"visible": False}, "aspectmode": "data",
+                             "camera": {"eye": {"x": 1.6, "y": -1.4, "z": 0.9}}}
+    zoom = _zoom(xyz)
+    if zoom and zoom["scene.xaxis.range"][1] - zoom["scene.xaxis.range"][0] < 1.0:
+        # most heads fill a small part of Δ₃: start zoomed in on them
+        for a in "xyz":
+            scene[f"{a}axis"]["range"] = zoom[f"scene.{a}axis.range"]
+        scene["aspectmode"] = "cube"
+    whole: dict[str, Any] = {f"scene.{a}axis.range": None for a in "xyz"}
+    whole.update({f"scene.{a}axis.autorange": True for a in "xyz"})
+    whole["scene.aspectmode"] = "data"
+    layout = {
+        "title": {"text": f"{model}: head profiles in Δ₃ during training"},
+        "height": 660, "margin": {"l": 0, "r": 0, "t": 60, "b": 0},
+        "scene": scene,
+        "legend": {"x": 0.0, "y": 1.0, "bgcolor": "rgba(255,255,255,0.6)"},
+        "sliders": [{"active": 0, "currentvalue": {"prefix": "step "}, "pad": {"t": 10},
+                     "steps": slider_steps}],
+        "updatemenus": [{"type": "buttons", "direction": "right", "x": 1.0, "y": 1.08,
+                         "xanchor": "right", "showactive": True, "buttons": [
+                             {"label": "whole simplex", "method": "relayout", "args": [whole]},
+                             {"label": "zoom to the heads", "method": "relayout",
+                              "args": [zoom]}]}],
+    }
+    return layout
+
+
 def trajectory_figure(heads: Table, model: str) -> dict[str, Any]:
     """Head profiles of one run on the simplex, with a slider over the steps.
 
@@ -124,29 +191,8 @@ def trajectory_figure(heads: Table, model: str) -> dict[str, Any]:
                 for i in order]
         return xyz[order], text, layers[order].astype(float).tolist()
 
-    # every head's path through the steps (legend toggles it)
-    path: list[list[float | None]] = []
-    for la in layer_list:
-        for h in sorted(set(head_ids[layers == la].tolist())):
-            sel = np.flatnonzero((layers == la) & (head_ids == h))
-            sel = sel[np.argsort(steps_col[sel], kind="stable")]
-            path += xyz[sel].tolist() + [[None, None, None]]
-    if path:
-        arr = np.asarray(path, dtype=object)
-        data.append({"type": "scatter3d", "mode": "lines", "name": "paths of the heads",
-                     "visible": "legendonly", "x": arr[:, 0].tolist(), "y": arr[:, 1].tolist(),
-                     "z": arr[:, 2].tolist(), "hoverinfo": "skip",
-                     "line": {"color": "rgba(80,80,80,0.35)", "width": 2}})
-    # the median profile of each layer, step by step
-    for k, la in enumerate(layer_list):
-        med = np.array([np.median(prof[(layers == la) & (steps_col == s)], axis=0)
-                        for s in steps])
-        data.append({"type": "scatter3d", "mode": "lines+markers",
-                     "name": f"layer {la}: median profile", **_line(to_xyz(med)),
-                     "text": [f"layer {la} median at step {s}" for s in steps],
-                     "hoverinfo": "text",
-                     "line": {"color": _LAYER_COLOURS[k % len(_LAYER_COLOURS)], "width": 5},
-                     "marker": {"size": 3, "color": _LAYER_COLOURS[k % len(_LAYER_COLOURS)]}})
+    data += _path_traces(xyz, layers, head_ids, steps_col)
+    data += _median_traces(prof, layers, steps_col)
     first, text0, colour0 = frame(steps[0])
     data.append({"type": "scatter3d", "mode": "markers", "name": "heads at the chosen step",
                  "meta": "series", **_line(first), "text": text0, "hoverinfo": "text",
@@ -165,32 +211,7 @@ def trajectory_figure(heads: Table, model: str) -> dict[str, Any]:
                       "z": [pts[:, 2].tolist()], "text": [text],
                       "marker.color": [colour]}, [idx]],
             "name": f"step {s}{seen}"})
-    scene: dict[str, Any] = {"xaxis": {"visible": False}, "yaxis": {"visible": False},
-                             "zaxis": {"visible": False}, "aspectmode": "data",
-                             "camera": {"eye": {"x": 1.6, "y": -1.4, "z": 0.9}}}
-    zoom = _zoom(xyz)
-    if zoom and zoom["scene.xaxis.range"][1] - zoom["scene.xaxis.range"][0] < 1.0:
-        # most heads fill a small part of Δ₃: start zoomed in on them
-        for a in "xyz":
-            scene[f"{a}axis"]["range"] = zoom[f"scene.{a}axis.range"]
-        scene["aspectmode"] = "cube"
-    whole: dict[str, Any] = {f"scene.{a}axis.range": None for a in "xyz"}
-    whole.update({f"scene.{a}axis.autorange": True for a in "xyz"})
-    whole["scene.aspectmode"] = "data"
-    layout = {
-        "title": {"text": f"{model}: head profiles in Δ₃ during training"},
-        "height": 660, "margin": {"l": 0, "r": 0, "t": 60, "b": 0},
-        "scene": scene,
-        "legend": {"x": 0.0, "y": 1.0, "bgcolor": "rgba(255,255,255,0.6)"},
-        "sliders": [{"active": 0, "currentvalue": {"prefix": "step "}, "pad": {"t": 10},
-                     "steps": slider_steps}],
-        "updatemenus": [{"type": "buttons", "direction": "right", "x": 1.0, "y": 1.08,
-                         "xanchor": "right", "showactive": True, "buttons": [
-                             {"label": "whole simplex", "method": "relayout", "args": [whole]},
-                             {"label": "zoom to the heads", "method": "relayout",
-                              "args": [zoom]}]}],
-    }
-    return {"data": data, "layout": layout}
+    return {"data": data, "layout": _trajectory_layout(model, xyz, slider_steps)}
 
 
 def _zoom(xyz: NDArray[np.float64]) -> dict[str, Any]:

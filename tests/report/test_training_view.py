@@ -19,7 +19,7 @@ pytest.importorskip("pyarrow")
 
 from qkforms.cli import main  # noqa: E402
 from qkforms.report.geometry import to_xyz  # noqa: E402
-from qkforms.report.series_view import medians_figure, trajectory_figure  # noqa: E402
+from qkforms.report.training_view import medians_figure, trajectory_figure  # noqa: E402
 from qkforms.stats.table import read_parquet  # noqa: E402
 from qkforms.survey.synthetic import write_series  # noqa: E402
 

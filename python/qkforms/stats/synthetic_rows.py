@@ -12,7 +12,7 @@ Examples
 --------
 >>> import numpy as np
 >>> from qkforms import Head
->>> from qkforms.stats.synthetic import survey_rows
+>>> from qkforms.stats.synthetic_rows import survey_rows
 >>> rng = np.random.default_rng(0)
 >>> h, s = survey_rows("toy", [Head(*rng.standard_normal((2, 3, 16)))])
 >>> h["n_pos"], h["n_neg"], h["n_zero"]
@@ -145,7 +145,7 @@ def rows_from_spectrum(
 
     Examples
     --------
-    >>> from qkforms.stats.synthetic import rows_from_spectrum
+    >>> from qkforms.stats.synthetic_rows import rows_from_spectrum
     >>> h, s = rows_from_spectrum("sym", [[2.0, 1.0, -1.0, -0.5]])
     >>> h["a"], h["lobe_departure"]
     ([0.0], [0.0])

@@ -12,14 +12,14 @@ pq = pytest.importorskip("pyarrow.parquet")
 
 from qkforms.cli import main  # noqa: E402
 from qkforms.stats import observations  # noqa: E402
-from qkforms.stats.series import (  # noqa: E402
+from qkforms.stats.table import read_parquet  # noqa: E402
+from qkforms.stats.training import (  # noqa: E402
     MEDIAN_QUANTITIES,
     SETTLE_MARGIN,
     dist_to_M,
     series_tables,
     settle_step,
 )
-from qkforms.stats.table import read_parquet  # noqa: E402
 from qkforms.survey.synthetic import write_series  # noqa: E402
 
 STEPS = [0, 10, 20, 40, 80]
@@ -146,8 +146,8 @@ def test_dist_to_M_takes_any_leading_shape() -> None:
 
 def test_last_step_rows_of_tables_without_steps_are_all_rows() -> None:
     """Tables without a ``step`` column (a plain survey) keep every row."""
-    from qkforms.stats.series import last_step_rows
     from qkforms.stats.table import Table
+    from qkforms.stats.training import last_step_rows
 
     h = Table({"model": ["m", "m", "k"], "layer": [0, 1, 0]})
     s = Table({"model": ["m", "m", "k"], "layer": [0, 1, 0]})

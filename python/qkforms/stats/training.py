@@ -23,7 +23,7 @@ For a survey of a training run (``heads.parquet`` rows with a ``step``), three t
 
 Examples
 --------
->>> from qkforms.stats.series import settle_step
+>>> from qkforms.stats.training import settle_step
 >>> settle_step([0, 1, 2, 3, 4], [0.0, 0.5, 0.9, 1.0, 1.0], 0.98, 1.02)
 3
 """
@@ -37,6 +37,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from qkforms.stats.bootstrap import cliffs_delta_ci
+from qkforms.stats.cells import (
+    BALANCE_READ_COLUMNS,
+    Context,
+    floats,
+    put_median,
+    put_share,
+    rows_to_table,
+    signature_masks,
+)
 from qkforms.stats.table import Table
 
 __all__ = [
@@ -71,7 +80,7 @@ def dist_to_M(profiles: NDArray[np.float64]) -> NDArray[np.float64]:
     Examples
     --------
     >>> import numpy as np
-    >>> from qkforms.stats.series import dist_to_M
+    >>> from qkforms.stats.training import dist_to_M
     >>> dist_to_M(np.array([[0.5, 0.5, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]])).round(6).tolist()
     [0.0, 1.224745]
     """
@@ -90,10 +99,9 @@ def has_steps(heads: Table) -> bool:
     >>> has_steps(Table({"step": [None, None]})), has_steps(Table({"step": [None, 3]}))
     (False, True)
     """
-    from qkforms.stats.observations import _float
 
     col = heads.get("step")
-    return col is not None and bool(np.isfinite(_float(col)).any())
+    return col is not None and bool(np.isfinite(floats(col)).any())
 
 
 def last_step_rows(heads: Table, spectra: Table) -> tuple[Table, Table]:
@@ -107,12 +115,11 @@ def last_step_rows(heads: Table, spectra: Table) -> tuple[Table, Table]:
     >>> [t["step"].tolist() for t in last_step_rows(h, s)]
     [[5.0, nan], [5.0, nan]]
     """
-    from qkforms.stats.observations import _float
 
     def keep(t: Table) -> NDArray[np.bool_]:
         if "step" not in t or not len(t):
             return np.ones(len(t), dtype=bool)
-        steps = _float(t["step"])
+        steps = floats(t["step"])
         models = np.asarray([str(m) for m in t["model"]])
         mask = np.ones(len(t), dtype=bool)
         for m in dict.fromkeys(models.tolist()):
@@ -148,7 +155,6 @@ def settle_step(steps: Sequence[float], values: Sequence[float] | NDArray[np.flo
 
 
 def _signature_rows(sub: Table) -> dict[str, Any]:
-    from qkforms.stats.observations import BALANCE_READ_COLUMNS
     from qkforms.survey.balance import balance_counts
 
     c = balance_counts({k: sub[k].tolist() for k in BALANCE_READ_COLUMNS})
@@ -157,26 +163,24 @@ def _signature_rows(sub: Table) -> dict[str, Any]:
 
 
 def _step_row(ctx: Any, key: tuple, sub: Table, groups: Any, base: dict[str, Any]) -> dict:
-    from qkforms.stats.observations import _float, _put_median, _put_share, signature_masks
 
     row = dict(base)
     row["heads"] = len(sub)
     row.update(_signature_rows(sub))
     balanced, full = signature_masks(sub)
-    _put_share(row, ctx, key, "balanced_share", balanced, groups)
-    _put_share(row, ctx, key, "full_signature_share", full, groups)
+    put_share(row, ctx, key, "balanced_share", balanced, groups)
+    put_share(row, ctx, key, "full_signature_share", full, groups)
     types = np.asarray([str(t) for t in sub["spectral_type"]])
     for t in ("I+", "II", "I-"):
-        _put_share(row, ctx, key, f"share_{t}", types == t, groups)
+        put_share(row, ctx, key, f"share_{t}", types == t, groups)
     for q in MEDIAN_QUANTITIES:
-        _put_median(row, ctx, key, q, _float(sub[q]), groups, None)
+        put_median(row, ctx, key, q, floats(sub[q]), groups, None)
     return row
 
 
 def _with_dist_M(ok: Table) -> Table:
-    from qkforms.stats.observations import _float
 
-    prof = np.stack([_float(ok[c]) for c in ("a", "b", "c", "d")], axis=-1)
+    prof = np.stack([floats(ok[c]) for c in ("a", "b", "c", "d")], axis=-1)
     return ok.with_column("dist_M", dist_to_M(prof) if len(ok) else np.zeros(0))
 
 
@@ -190,8 +194,8 @@ def series_tables(heads: Table, *, seed: int = 0, n_boot: int = 1000,
     Examples
     --------
     >>> import numpy as np
-    >>> from qkforms.stats.series import series_tables
-    >>> from qkforms.stats.synthetic import survey_rows
+    >>> from qkforms.stats.training import series_tables
+    >>> from qkforms.stats.synthetic_rows import survey_rows
     >>> from qkforms import Head
     >>> rng = np.random.default_rng(0)
     >>> h, _ = survey_rows("run", [Head(*rng.standard_normal((2, 2, 12))) for _ in range(4)],
@@ -202,10 +206,9 @@ def series_tables(heads: Table, *, seed: int = 0, n_boot: int = 1000,
     >>> out["series_steps"]["step"].tolist(), out["series_steps"]["layer"].tolist()
     ([0, 0, 0, 9, 9, 9], [0.0, 1.0, nan, 0.0, 1.0, nan])
     """
-    from qkforms.stats.observations import _Ctx, _float
 
-    ctx = _Ctx(seed, n_boot)
-    steps_all = _float(heads["step"])
+    ctx = Context(seed, n_boot)
+    steps_all = floats(heads["step"])
     runs = heads.take(np.isfinite(steps_all))
     status = np.asarray([str(s) for s in runs["status"]])
     ok = _with_dist_M(runs.take(status == "ok"))
@@ -214,10 +217,10 @@ def series_tables(heads: Table, *, seed: int = 0, n_boot: int = 1000,
     init: list[dict[str, Any]] = []
     models_all = np.asarray([str(m) for m in runs["model"]])
     models_ok = np.asarray([str(m) for m in ok["model"]])
-    s_all, s_ok = _float(runs["step"]), _float(ok["step"])
-    l_all = _float(runs["layer"]).astype(int) if len(runs) else np.zeros(0, int)
-    l_ok = _float(ok["layer"]).astype(int) if len(ok) else np.zeros(0, int)
-    tok = _float(runs["tokens_seen"]) if "tokens_seen" in runs else np.full(len(runs), np.nan)
+    s_all, s_ok = floats(runs["step"]), floats(ok["step"])
+    l_all = floats(runs["layer"]).astype(int) if len(runs) else np.zeros(0, int)
+    l_ok = floats(ok["layer"]).astype(int) if len(ok) else np.zeros(0, int)
+    tok = floats(runs["tokens_seen"]) if "tokens_seen" in runs else np.full(len(runs), np.nan)
     for model in dict.fromkeys(models_all.tolist()):
         steps = sorted(set(s_all[models_all == model].tolist()))
         layers = sorted(set(l_all[models_all == model].tolist()))
@@ -242,14 +245,8 @@ def series_tables(heads: Table, *, seed: int = 0, n_boot: int = 1000,
         if steps and steps[0] == 0:
             first = ok.take((models_ok == model) & (s_ok == 0))
             init += _init_rows(ctx, model, first, seed=seed, baseline=baseline)
-    return {"series_steps": _table(rows), "series_settling": _table(settling),
-            "series_init": _table(init)}
-
-
-def _table(rows: list[dict[str, Any]]) -> Table:
-    from qkforms.stats.observations import _rows_to_table
-
-    return _rows_to_table(rows)
+    return {"series_steps": rows_to_table(rows), "series_settling": rows_to_table(settling),
+            "series_init": rows_to_table(init)}
 
 
 def _settling_rows(model: str, layers: list[int], steps: list[float],
@@ -290,14 +287,13 @@ def _settling_rows(model: str, layers: list[int], steps: list[float],
 def _init_rows(ctx: Any, model: str, first: Table, *, seed: int,
                baseline: bool) -> list[dict[str, Any]]:
     from qkforms.stats.baseline import baseline_heads, expected_sym_energy
-    from qkforms.stats.observations import _float, _put_median
 
     out = []
-    layers = _float(first["layer"]).astype(int) if len(first) else np.zeros(0, int)
+    layers = floats(first["layer"]).astype(int) if len(first) else np.zeros(0, int)
     base_rows: dict[int, dict[str, NDArray[np.float64]]] = {}
     for layer in sorted(set(layers.tolist())):
         sub = first.take(layers == layer)
-        N, n = int(_float(sub["N"])[0]), int(_float(sub["n"])[0])
+        N, n = int(floats(sub["N"])[0]), int(floats(sub["n"])[0])
         if baseline:
             b = baseline_heads(len(sub), N=N, n=n, seed=seed, key=(model, "series-init", layer))
             prof = np.stack([b[c] for c in ("a", "b", "c", "d")], axis=-1)
@@ -308,17 +304,17 @@ def _init_rows(ctx: Any, model: str, first: Table, *, seed: int,
         sub = first.take(mask)
         groups = layers[mask] if layer is None else None  # pooled: resample within layers
         key = ("series-init", model, layer)
-        Ns = _float(sub["N"])
+        Ns = floats(sub["N"])
         row: dict[str, Any] = {"model": model, "layer": layer, "heads": len(sub),
                                "N": int(Ns[0]) if len(set(Ns.tolist())) == 1 else None,
-                               "n": int(_float(sub["n"])[0])
-                               if len(set(_float(sub["n"]).tolist())) == 1 else None}
+                               "n": int(floats(sub["n"])[0])
+                               if len(set(floats(sub["n"]).tolist())) == 1 else None}
         # Proposition 5 at each head's own N (the mean when a row mixes model dimensions);
         # NaN when no step-0 head is ok
         row["prop5_sym_energy"] = float(np.mean(expected_sym_energy(Ns))) if len(sub) else np.nan
         for q in ("sym_energy", "rho", "b_S", "c_S", "d_S", "thm5_dist", "theta_dist",
                   "dist_M", "a", "b"):
-            _put_median(row, ctx, key, q, _float(sub[q]), groups, None)
+            put_median(row, ctx, key, q, floats(sub[q]), groups, None)
         row["sym_energy_excess_median"] = row["sym_energy_median"] - row["prop5_sym_energy"]
         if baseline and base_rows:
             chosen = [base_rows[la] for la in (sorted(base_rows) if layer is None else [layer])]
@@ -328,8 +324,8 @@ def _init_rows(ctx: Any, model: str, first: Table, *, seed: int,
                 sorted(base_rows), chosen, strict=True)]) if layer is None else None)
             row["baseline_heads"] = int(bx["dist_M"].size)
             for q in ("sym_energy", "theta_dist", "dist_M", "b_S"):
-                _put_median(row, ctx, key, f"baseline_{q}", bx[q], bg, None)
-            est, lo, hi = cliffs_delta_ci(_float(sub["dist_M"]), bx["dist_M"], groups_x=groups,
+                put_median(row, ctx, key, f"baseline_{q}", bx[q], bg, None)
+            est, lo, hi = cliffs_delta_ci(floats(sub["dist_M"]), bx["dist_M"], groups_x=groups,
                                           groups_y=bg, rng=ctx.rng(*key, "cliff"),
                                           n_boot=ctx.n_boot)
             row["dist_M_cliffs_delta"] = est

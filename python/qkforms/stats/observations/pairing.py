@@ -1,0 +1,67 @@
+"""``pairing``: the pairing level of the heads against the Gaussian baseline
+(docs/statistics.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from qkforms.stats.cells import (
+    POOLED,
+    Context,
+    floats,
+    put_median,
+    put_ratio,
+    put_share,
+    rows_to_table,
+    scopes,
+)
+from qkforms.stats.observations.inputs import TableInputs
+from qkforms.stats.table import Table
+
+__all__ = ["build"]
+
+
+def _pairing_table(ok: Table, base: Table, ctx: Context) -> Table:
+    rows = []
+    for label, mask, groups in scopes(ok["model"]):
+        sub = ok.take(mask)
+        g = None if groups is None else sub["model"]
+        x = floats(sub["pairing"])
+        row: dict[str, Any] = {"model": label, "heads": len(sub)}
+        put_median(row, ctx, ("pairing", label), "pairing", x, g)
+        bmask = base["model"] == label if label != POOLED else np.ones(len(base), dtype=bool)
+        bsub = base.take(bmask) if len(base) else base
+        row["baseline_heads"] = len(bsub)
+        if len(bsub):
+            bx = floats(bsub["pairing"])
+            bg = None if groups is None else bsub["model"]
+            put_median(row, ctx, ("pairing", label), "baseline_pairing", bx, bg,
+                        sample="baseline")
+            put_ratio(row, ctx, ("pairing", label), "pairing_median_ratio", x, bx, g, bg)
+            put_share(row, ctx, ("pairing", label), "below_baseline_min_share",
+                       x < np.min(bx), g)
+        rows.append(row)
+    return rows_to_table(rows)
+
+
+def build(inputs: TableInputs) -> tuple[Table]:
+    """The ``pairing`` table (docs/statistics.md).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qkforms import Head
+    >>> from qkforms.stats.observations import ObservationOptions, prepare_inputs
+    >>> from qkforms.stats.synthetic_rows import survey_rows
+    >>> rng = np.random.default_rng(0)
+    >>> heads = [Head(*rng.standard_normal((2, 4, 32))) for _ in range(6)]
+    >>> h, s = survey_rows("toy", heads, heads_per_layer=3)
+    >>> inputs = prepare_inputs(h, s, ObservationOptions(n_boot=20, fits=False))
+    >>> (table,) = build(inputs)
+    >>> table.row(0)["heads"], 0 <= table.row(0)["below_baseline_min_share"] <= 1
+    (6, True)
+    """
+    return (_pairing_table(inputs.ok, inputs.base, inputs.ctx),)
