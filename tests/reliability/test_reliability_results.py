@@ -22,7 +22,7 @@ from qkforms.cli import main  # noqa: E402
 from qkforms.errors import CheckpointError, QKFormsError  # noqa: E402
 from qkforms.models import load  # noqa: E402
 from qkforms.survey.runner import parse_layers  # noqa: E402
-from qkforms.survey.synthetic import write_llama_checkpoint  # noqa: E402
+from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint  # noqa: E402
 
 
 def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:

@@ -15,7 +15,7 @@ import qkforms as qk  # noqa: E402
 from qkforms.cli import main  # noqa: E402
 from qkforms.errors import QKFormsError, UnsupportedArchitectureError  # noqa: E402
 from qkforms.survey.schema import HEADS_COLUMNS, SPECTRA_COLUMNS  # noqa: E402
-from qkforms.survey.synthetic import write_llama_checkpoint  # noqa: E402
+from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint  # noqa: E402
 
 
 def _has(source: str) -> bool:
@@ -223,7 +223,7 @@ def test_fold_norm_refused_for_unknown_norm_placement(tmp_path: Path) -> None:
 
     import qkforms.models as qm
     from qkforms.survey.runner import norm_gain
-    from qkforms.survey.synthetic import write_llama_checkpoint
+    from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint
 
     # a checkpoint without norm tensors: the norm is absent
     bare = qm.load(

@@ -231,7 +231,7 @@ def test_hf_checkpoint_with_zero_norm_gains_torch_free(tmp_path: Path) -> None:
 
     import qkforms.models as qm
     from qkforms.cli import main
-    from qkforms.survey.synthetic import write_llama_checkpoint
+    from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint
 
     d = write_llama_checkpoint(tmp_path / "ck", n_layers=2, N=24, n=4, n_q=2, n_kv=1,
                                dtype="F32", seed=3, norms=True)
@@ -275,7 +275,7 @@ def test_hf_checkpoint_with_zero_norm_gains_torch_free(tmp_path: Path) -> None:
 def test_report_lists_heads_that_are_not_ok(tmp_path: Path) -> None:
     from qkforms.cli import main
     from qkforms.report.build import build_report
-    from qkforms.survey.synthetic import write_llama_checkpoint
+    from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint
 
     d = write_llama_checkpoint(tmp_path / "ck", n_layers=2, N=24, n=4, n_q=2, n_kv=1,
                                seed=4, nan_heads=[(1, 0)], degenerate_heads=[(0, 1)])

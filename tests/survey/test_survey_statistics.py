@@ -2,7 +2,7 @@
 
 Every reference value here is computed head by head from the dense N x N form
 ``L = W_K^T W_Q`` (or from the core's own reduction), independently of the batched
-Gram/Cholesky route of :mod:`qkforms.survey.spectra`.
+Gram/Cholesky route of :mod:`qkforms.gram`.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 import qkforms as qk
+from qkforms.gram import layer_gram, layer_spectra
 from qkforms.head import reduce_heads
 from qkforms.pairing import lobe_departure
-from qkforms.survey.spectra import layer_gram, layer_spectra
-from qkforms.survey.statistics import head_columns
+from qkforms.survey.head_statistics import head_columns
 
 
 def _layer(seed: int, n_q: int = 6, n_kv: int = 2, n: int = 4, N: int = 40):

@@ -17,7 +17,7 @@ from qkforms.cli import main
 from qkforms.errors import QKFormsError
 from qkforms.stats import baseline
 from qkforms.stats.table import read_parquet
-from qkforms.survey.synthetic import write_llama_checkpoint
+from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint
 
 pytest.importorskip("pyarrow")
 

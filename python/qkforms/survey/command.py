@@ -232,7 +232,7 @@ def run(args: argparse.Namespace) -> int:
     --------
     >>> import argparse, tempfile, pathlib, contextlib, io
     >>> from qkforms.survey.command import configure, run
-    >>> from qkforms.survey.synthetic import write_llama_checkpoint
+    >>> from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint
     >>> tmp = pathlib.Path(tempfile.mkdtemp())
     >>> d = write_llama_checkpoint(tmp / "ckpt", n_layers=1, N=16, n=2, n_q=2, n_kv=1)
     >>> p = argparse.ArgumentParser(); configure(p)
@@ -604,7 +604,7 @@ def result_line(manifest: dict[str, Any], *, stats_s: float | None, total_s: flo
 def _entries(args: argparse.Namespace) -> list[Any]:
     """The sources as plain model sources (str) and training runs (Series)."""
     from qkforms.errors import QKFormsError
-    from qkforms.survey.series import (
+    from qkforms.survey.training_runs import (
         discover_run,
         is_run_directory,
         series_from_paths,
@@ -626,9 +626,9 @@ def _entries(args: argparse.Namespace) -> list[Any]:
 
 
 def _survey_units(entries: list[Any], opts: Any, args: argparse.Namespace) -> dict[str, Any]:
-    """Runs and/or the dask executor: through :func:`qkforms.survey.series.survey_units`."""
+    """Runs and/or the dask executor: through :func:`qkforms.survey.training_runs.survey_units`."""
     from qkforms.models import load
-    from qkforms.survey.series import Series, survey_units, units_for
+    from qkforms.survey.training_runs import Series, survey_units, units_for
 
     names = []
     for e in entries:  # open the plain models first: their names, and errors before any work

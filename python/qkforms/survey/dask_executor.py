@@ -29,7 +29,7 @@ the workers' environment.
 
 Examples
 --------
->>> from qkforms.survey.executors import LayerTask
+>>> from qkforms.survey.dask_executor import LayerTask
 >>> LayerTask("ckpt", "out", "run.step-000000010", "run", 3, False, 10, None).layer
 3
 """
@@ -86,7 +86,7 @@ def dask_client(*, scheduler: str | None = None, client: Any = None, n_workers: 
 
     Examples
     --------
-    >>> from qkforms.survey.executors import dask_client
+    >>> from qkforms.survey.dask_executor import dask_client
     >>> with dask_client(n_workers=1, processes=False) as c:
     ...     c.submit(sum, [1, 2]).result()
     3

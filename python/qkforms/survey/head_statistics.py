@@ -32,7 +32,7 @@ Examples
 --------
 >>> import numpy as np
 >>> from qkforms.gram import layer_spectra
->>> from qkforms.survey.statistics import head_columns
+>>> from qkforms.survey.head_statistics import head_columns
 >>> rng = np.random.default_rng(0)
 >>> Q, K = rng.standard_normal((2, 3, 12)), rng.standard_normal((2, 3, 12))
 >>> Q[1, 2] = 0.0                                     # head 1: one dead dimension
@@ -111,7 +111,7 @@ def head_statistics(
 
     Examples
     --------
-    >>> from qkforms.survey.statistics import head_statistics
+    >>> from qkforms.survey.head_statistics import head_statistics
     >>> st = head_statistics([[0.5, -0.5]], [1.0], [0.5], [0.0], [[1.0, 0.0]], N=4, n=1)
     >>> st["n_zero"].tolist(), st["a"].tolist(), st["pairing"].tolist(), st["spectral_type"]
     ([2.0], [0.5], [1.0], array(['II'], dtype=object))
@@ -274,7 +274,7 @@ def head_columns(sp: LayerSpectra, *, N: int, n: int) -> dict[str, NDArray]:
     --------
     >>> import numpy as np
     >>> from qkforms.gram import layer_spectra
-    >>> from qkforms.survey.statistics import head_columns
+    >>> from qkforms.survey.head_statistics import head_columns
     >>> Q = np.array([[[1.0, 0.0, 0.0, 0.0]], [[0.0, 0.0, 0.0, 0.0]]])
     >>> K = np.array([[[0.0, 1.0, 0.0, 0.0]]])
     >>> cols = head_columns(layer_spectra(Q, K, np.array([0, 0])), N=4, n=1)
@@ -333,7 +333,7 @@ def exact_facts(W_Q: NDArray[np.float64], W_K: NDArray[np.float64], *, method: s
     Examples
     --------
     >>> import numpy as np
-    >>> from qkforms.survey.statistics import exact_facts
+    >>> from qkforms.survey.head_statistics import exact_facts
     >>> Q = np.eye(2, 6)
     >>> facts, zero = exact_facts(Q, Q)                  # W_K = W_Q
     >>> facts["n_pos"], facts["n_neg"], facts["prediction"], zero

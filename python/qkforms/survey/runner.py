@@ -4,12 +4,12 @@
 the loader (:func:`~qkforms.survey.parallel.prefetched`: the next layer is read while
 the current one is computed), computes every head of a layer in one batch through the
 Gram engine (:func:`qkforms.gram.layer_spectra`, in slices over compute threads) and
-the per-head statistics (:func:`~qkforms.survey.statistics.head_columns`), optionally
+the per-head statistics (:func:`~qkforms.survey.head_statistics.head_columns`), optionally
 decides every head's signature exactly (:func:`qkforms.exact.head_inertia`, ``--exact``) and
 encloses each head's statistics in certified intervals (:func:`qkforms.exact.enclose_layer`,
 ``--certify``), and writes
 an atomic part per layer (:mod:`qkforms.survey.store`, tables from
-:mod:`qkforms.survey.tables`). Then the parts are merged into ``heads.parquet``,
+:mod:`qkforms.survey.arrow_tables`). Then the parts are merged into ``heads.parquet``,
 ``spectra.parquet`` and (RoPE models) ``factors/<model>.npz``, and ``manifest.json``
 (:mod:`qkforms.survey.manifest`) and ``summary.md`` are written. With ``--workers``,
 layers go to worker processes (:func:`~qkforms.survey.parallel.run_processes`).
@@ -41,6 +41,7 @@ from qkforms.errors import (
     UnsupportedArchitectureError,
 )
 from qkforms.gram import LayerSpectra, layer_spectra, unit_scale
+from qkforms.survey.head_statistics import head_columns
 from qkforms.survey.manifest import ModelRun, check_resume, manifest, run_fingerprint
 from qkforms.survey.outdir import OutputLock, check_out, check_resume_models, open_output
 from qkforms.survey.parallel import (
@@ -50,7 +51,6 @@ from qkforms.survey.parallel import (
     prefetched,
     run_processes,
 )
-from qkforms.survey.statistics import head_columns
 from qkforms.survey.store import PartStore, atomic_write_bytes, atomic_write_table, model_key
 from qkforms.threads import compute_threads
 
@@ -134,7 +134,7 @@ class SurveyOptions:
         each); default: the number of cores divided by ``workers``.
     executor : {"local", "dask"}
         Where the (model or checkpoint, layer) tasks run: this machine, or a dask
-        cluster (:mod:`qkforms.survey.executors`); the tables are identical.
+        cluster (:mod:`qkforms.survey.dask_executor`); the tables are identical.
     scheduler : str or None
         Dask scheduler address (``tcp://host:8786``); None starts a ``LocalCluster`` of
         ``workers`` processes.
@@ -234,7 +234,7 @@ def norm_gain(model: Model, layer: int) -> np.ndarray:
     >>> import tempfile
     >>> import qkforms.models as qm
     >>> from qkforms.survey.runner import norm_gain
-    >>> from qkforms.survey.synthetic import write_llama_checkpoint
+    >>> from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint
     >>> d = write_llama_checkpoint(tempfile.mkdtemp(), n_layers=1, N=16, n=2, n_q=2,
     ...                            n_kv=1, norms=True)
     >>> norm_gain(qm.load(d), 0).shape
@@ -323,7 +323,7 @@ def _exact_facts(cols: dict[str, np.ndarray], lw: LayerWeights, kv_index: np.nda
                  error: list[str | None]) -> None:
     """Decide every finite head exactly (``--exact``): the signature, the ranks, the
     prediction and whether ``L = 0`` (docs/survey.md); ``cols`` is updated in place."""
-    from qkforms.survey.statistics import SIGNATURE_FACTS, ZERO_FORM, exact_facts
+    from qkforms.survey.head_statistics import SIGNATURE_FACTS, ZERO_FORM, exact_facts
 
     for h in range(int(kv_index.shape[0])):
         if cols["status"][h] == "failed":
@@ -396,7 +396,7 @@ def _certified_signatures(cols: dict[str, np.ndarray], encs: Sequence[Any], n: i
     (exact root isolation). The eigenvalues of a live pair's enclosure are completed
     by the dead dimensions' exact zeros.
     """
-    from qkforms.survey.statistics import rank_facts
+    from qkforms.survey.head_statistics import rank_facts
 
     for h, enc in enumerate(encs):
         if enc is None or cols["signature_by"][h] == "exact":
@@ -519,7 +519,12 @@ def process_layer(
     ...                                         t.column("a_hi").to_pylist()))
     True
     """
-    from qkforms.survey.tables import band_columns, certify_columns, heads_table, spectra_table
+    from qkforms.survey.arrow_tables import (
+        band_columns,
+        certify_columns,
+        heads_table,
+        spectra_table,
+    )
 
     t0 = time.perf_counter()
     N, n = int(info.N), int(info.n)
@@ -858,7 +863,7 @@ def survey(
     >>> import tempfile, pathlib
     >>> import qkforms.models as qm
     >>> from qkforms.survey.runner import SurveyOptions, survey
-    >>> from qkforms.survey.synthetic import write_llama_checkpoint
+    >>> from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint
     >>> tmp = pathlib.Path(tempfile.mkdtemp())
     >>> d = write_llama_checkpoint(tmp / "ckpt", n_layers=2, N=24, n=3, n_q=2, n_kv=1)
     >>> man = survey([qm.load(d)], SurveyOptions(out=tmp / "out", progress=False))
@@ -879,7 +884,7 @@ def survey(
         if any(s is None for s in srcs):
             raise QKFormsError(f"--executor {opts.executor} needs the sources of the models "
                                "(the workers open them)")
-        from qkforms.survey.series import survey_units, units_for
+        from qkforms.survey.training_runs import survey_units, units_for
 
         return survey_units(units_for([str(s) for s in srcs], names=names), opts, argv=argv)
     keys, labels = unique_labels(names)
@@ -909,8 +914,8 @@ def finish_survey(models: Sequence[Any], srcs: Sequence[str | None], runs: Seque
     Returns the manifest.
     """
     from qkforms import __version__
+    from qkforms.survey.arrow_tables import concat_tables
     from qkforms.survey.summary import write_summary
-    from qkforms.survey.tables import concat_tables
 
     t_start = time.perf_counter() if t_start is None else t_start
     out = Path(opts.out)  # call it under the output lock (open_output)

@@ -15,7 +15,7 @@ and refusing large-vocabulary files).
 Examples
 --------
 >>> import tempfile
->>> from qkforms.survey.synthetic import write_llama_checkpoint
+>>> from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint
 >>> d = write_llama_checkpoint(tempfile.mkdtemp(), n_layers=2, N=32, n=4, n_q=4, n_kv=2)
 >>> import qkforms.models as qm
 >>> m = qm.load(d)
@@ -44,7 +44,7 @@ def to_bfloat16_bits(x: np.ndarray) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from qkforms.survey.synthetic import to_bfloat16_bits
+    >>> from qkforms.survey.synthetic_checkpoints import to_bfloat16_bits
     >>> to_bfloat16_bits(np.array([1.0, -2.0, 1.00390625], dtype=np.float32)).tolist()
     [16256, 49152, 16256]
     """
@@ -200,8 +200,8 @@ def write_series(
     Examples
     --------
     >>> import tempfile
-    >>> from qkforms.survey.series import discover_run
-    >>> from qkforms.survey.synthetic import write_series
+    >>> from qkforms.survey.training_runs import discover_run
+    >>> from qkforms.survey.synthetic_checkpoints import write_series
     >>> run = write_series(tempfile.mkdtemp() + "/run", [0, 50, 100], n_layers=1)
     >>> s = discover_run(run)
     >>> s.steps, [c.tokens_seen for c in s.checkpoints]
@@ -246,7 +246,7 @@ def write_gguf_checkpoint(
     Examples
     --------
     >>> import os, tempfile
-    >>> from qkforms.survey.synthetic import write_gguf_checkpoint
+    >>> from qkforms.survey.synthetic_checkpoints import write_gguf_checkpoint
     >>> import qkforms.models as qm
     >>> p = write_gguf_checkpoint(os.path.join(tempfile.mkdtemp(), "m.gguf"), vocab=50,
     ...                           qk_norm=False)

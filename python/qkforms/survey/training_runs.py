@@ -22,12 +22,12 @@ in ``DIR/parts/<run>.step-<step:09d>/`` so that ``--resume`` works per
 (checkpoint, layer). :func:`survey_units` runs the units with the local executor
 (each checkpoint through the survey's layer pipeline,
 :func:`qkforms.survey.runner.survey_model`) or the dask executor
-(:mod:`qkforms.survey.executors`: every (checkpoint, layer) task at once), then merges
+(:mod:`qkforms.survey.dask_executor`: every (checkpoint, layer) task at once), then merges
 the parts in (unit, layer) order and writes one manifest describing the run.
 
 Examples
 --------
->>> from qkforms.survey.series import step_from_name
+>>> from qkforms.survey.training_runs import step_from_name
 >>> step_from_name("checkpoint-1200"), step_from_name("global_step30"), step_from_name("main")
 (1200, 30, None)
 """
@@ -77,7 +77,7 @@ def step_from_name(name: str) -> int | None:
 
     Examples
     --------
-    >>> from qkforms.survey.series import step_from_name
+    >>> from qkforms.survey.training_runs import step_from_name
     >>> [step_from_name(s) for s in ("step_40", "step-7", "ckpt5", "checkpoint-x")]
     [40, 7, 5, None]
 
@@ -379,7 +379,7 @@ def units_for(entries: Sequence[str | Series], *, names: Sequence[str] | None = 
 
     Examples
     --------
-    >>> from qkforms.survey.series import Checkpoint, Series, units_for
+    >>> from qkforms.survey.training_runs import Checkpoint, Series, units_for
     >>> run = Series("tiny", "/r", [Checkpoint("/r/c-0", 0, None, "c-0", "name"),
     ...                             Checkpoint("/r/c-5", 5, 80, "c-5", "name")])
     >>> [(u.label, u.key, u.step) for u in units_for([run])]
@@ -436,7 +436,7 @@ def survey_units(
     With ``opts.executor == "local"`` each unit goes through the survey's layer pipeline
     in turn (read-ahead, compute threads, ``--workers`` processes); with ``"dask"``
     every (unit, layer) task not already done goes to a dask cluster at once
-    (:func:`qkforms.survey.executors.run_dask_layers`). Either way each layer is one
+    (:func:`qkforms.survey.dask_executor.run_dask_layers`). Either way each layer is one
     atomic part, and the merge reads the parts in (unit, layer) order, so the tables
     do not depend on the executor.
 
@@ -457,8 +457,8 @@ def survey_units(
     --------
     >>> import tempfile, pathlib
     >>> from qkforms.survey.runner import SurveyOptions
-    >>> from qkforms.survey.series import discover_run, survey_units, units_for
-    >>> from qkforms.survey.synthetic import write_llama_checkpoint
+    >>> from qkforms.survey.training_runs import discover_run, survey_units, units_for
+    >>> from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint
     >>> tmp = pathlib.Path(tempfile.mkdtemp())
     >>> for step in (0, 10):
     ...     _ = write_llama_checkpoint(tmp / "run" / f"checkpoint-{step}", n_layers=2, N=16,
@@ -491,7 +491,7 @@ def _survey_units(units: Sequence[Unit], opts: SurveyOptions, lock: OutputLock, 
             model, u.source, u.key, u.label, opts, layers, step=u.step,
             tokens_seen=u.tokens_seen, lock=lock), []))
     elif opts.executor == "dask":
-        from qkforms.survey.executors import LayerTask, run_dask_layers
+        from qkforms.survey.dask_executor import LayerTask, run_dask_layers
 
         infos, runs, todos = _load_each(units, opts, lambda u, model, layers: prepare_model(
             model, u.source, u.key, u.label, opts, layers, step=u.step,
@@ -568,7 +568,7 @@ def check_same_architecture(first: Unit, first_model: Model, unit: Unit, model: 
     --------
     >>> import tempfile, pathlib
     >>> from qkforms.models import load
-    >>> from qkforms.survey.synthetic import write_llama_checkpoint
+    >>> from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint
     >>> tmp = pathlib.Path(tempfile.mkdtemp())
     >>> a = write_llama_checkpoint(tmp / "step10", n_layers=1, N=16, n=2, n_q=2, n_kv=1)
     >>> b = write_llama_checkpoint(tmp / "step20", n_layers=1, N=32, n=2, n_q=2, n_kv=1)
