@@ -4,7 +4,8 @@ Run: ``python benchmarks/series_bench.py [--checkpoints 100] [--keep DIR]``. In 
 
 1. writes a synthetic training run of ``--checkpoints`` checkpoints of a small llama-style
    model (``qkforms.survey.synthetic_checkpoints.write_series``: 4 layers, 8 query /
-   4 key-value heads, by default N = 256, n = 32 (``--N``, ``--n``), float32; about 1 MiB per checkpoint);
+   4 key-value heads, by default N = 256, n = 32 (``--N``, ``--n``), float32; about 1 MiB
+   per checkpoint);
 2. surveys it with the local executor (``qkforms survey RUN --no-stats``, a fresh
    process, default threads: each checkpoint's layers read ahead and computed in
    ``cores`` threads);
