@@ -23,7 +23,7 @@ from qkforms.errors import QKFormsError
 
 #: subcommand -> (module, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "survey": ("qkforms.survey.command", "survey the attention heads of real models"),
+    "survey": ("qkforms.main_command", "survey the attention heads of real models"),
     "stats": ("qkforms.stats.command", "observation tables from survey outputs"),
     "report": ("qkforms.report.command", "offline HTML report of a survey"),
     "behaviour": ("qkforms.behaviour.command",

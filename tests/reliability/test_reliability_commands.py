@@ -226,7 +226,7 @@ def test_nothing_is_written_into_out_after_the_dask_driver_is_killed(tmp_path: P
 def test_dask_workers_return_their_layers_and_the_tables_match_local(tmp_path: Path) -> None:
     pytest.importorskip("distributed")
     from qkforms.survey.dask_executor import _run_task, LayerTask  # noqa: I001
-    from qkforms.survey.runner import LayerResult, SurveyOptions
+    from qkforms.survey.layer import LayerResult, SurveyOptions
 
     ckpt = write_llama_checkpoint(tmp_path / "ckpt", seed=4, **SMALL)
     out = tmp_path / "never-written"
@@ -442,7 +442,7 @@ def test_a_string_typed_balance_column(survey_dir: Path, tmp_path: Path, capsys)
 
 def test_a_non_numeric_environment_number(tmp_path: Path, capsys,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    from qkforms.survey.runner import DELAY_ENV
+    from qkforms.survey.pipeline import DELAY_ENV
 
     ckpt = write_llama_checkpoint(tmp_path / "ckpt", seed=1, **SMALL)
     monkeypatch.setenv(DELAY_ENV, "soon")

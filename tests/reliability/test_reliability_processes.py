@@ -30,7 +30,7 @@ from reliability_helpers import (  # noqa: E402
 from qkforms.cli import main  # noqa: E402
 from qkforms.survey import outdir  # noqa: E402
 from qkforms.survey.outdir import LOCK_NAME, OutputLock, process_start_time  # noqa: E402
-from qkforms.survey.runner import DELAY_ENV  # noqa: E402
+from qkforms.survey.pipeline import DELAY_ENV  # noqa: E402
 from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint  # noqa: E402
 
 LAYERS = 16

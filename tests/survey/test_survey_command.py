@@ -222,7 +222,7 @@ def test_fold_norm_refused_for_unknown_norm_placement(tmp_path: Path) -> None:
     import dataclasses
 
     import qkforms.models as qm
-    from qkforms.survey.runner import norm_gain
+    from qkforms.survey.layer import norm_gain
     from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint
 
     # a checkpoint without norm tensors: the norm is absent
@@ -320,7 +320,7 @@ def test_unreadable_layer_is_recorded_and_the_run_goes_on(tmp_path: Path) -> Non
     from types import SimpleNamespace
 
     from qkforms.errors import CheckpointError
-    from qkforms.survey.runner import SurveyOptions, survey
+    from qkforms.survey import SurveyOptions, survey
 
     rng = np.random.default_rng(4)
     n_q, n_kv, n, N = 4, 2, 3, 20

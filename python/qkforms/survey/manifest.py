@@ -28,7 +28,7 @@ from qkforms.tolerances import thresholds
 
 if TYPE_CHECKING:
     from qkforms.models import Model
-    from qkforms.survey.runner import SurveyOptions
+    from qkforms.survey.options import SurveyOptions
 
 __all__ = [
     "ModelRun",

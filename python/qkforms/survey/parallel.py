@@ -8,7 +8,8 @@ parallelism is the survey's own (the thread policy of :mod:`qkforms.threads`): c
 threads over slices of a layer's heads (:func:`map_slices`), a reader thread that
 decodes the next layer meanwhile (:func:`prefetched`), and worker processes over
 layers (:func:`run_processes`).
-Nothing here knows what is computed; :mod:`qkforms.survey.runner` says that.
+Nothing here knows what is computed; :mod:`qkforms.survey.layer` and
+:mod:`qkforms.survey.pipeline` say that.
 
 Examples
 --------

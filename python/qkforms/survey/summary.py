@@ -39,12 +39,12 @@ def model_summary(heads: Any, model: str, step: int | None = None) -> dict[str, 
     --------
     >>> import numpy as np
     >>> from types import SimpleNamespace
-    >>> from qkforms.survey.runner import process_layer
+    >>> from qkforms.survey.layer import LayerInputs, process_layer
     >>> from qkforms.survey.summary import model_summary
     >>> rng = np.random.default_rng(0)
     >>> lw = SimpleNamespace(layer=0, W_Q=rng.standard_normal((3, 2, 8)),
     ...                      W_K=rng.standard_normal((3, 2, 8)), kv_index=np.arange(3))
-    >>> t = process_layer(lw, SimpleNamespace(N=8, n=2), model="toy").heads
+    >>> t = process_layer(lw, SimpleNamespace(N=8, n=2), LayerInputs("toy")).heads
     >>> s = model_summary(t, "toy")
     >>> s["heads"], s["ok"], s["failed"], s["balanced"], s["thm3_met"], s["decided_exact"]
     (3, 3, 0, 3, 3, 0)
@@ -136,12 +136,12 @@ def write_summary(path: Path, heads: Any, manifest: dict[str, Any]) -> str:
     >>> import tempfile, pathlib
     >>> import numpy as np
     >>> from types import SimpleNamespace
-    >>> from qkforms.survey.runner import process_layer
+    >>> from qkforms.survey.layer import LayerInputs, process_layer
     >>> from qkforms.survey.summary import write_summary
     >>> rng = np.random.default_rng(0)
     >>> lw = SimpleNamespace(layer=0, W_Q=rng.standard_normal((2, 2, 8)),
     ...                      W_K=rng.standard_normal((2, 2, 8)), kv_index=np.arange(2))
-    >>> heads = process_layer(lw, SimpleNamespace(N=8, n=2), model="toy").heads
+    >>> heads = process_layer(lw, SimpleNamespace(N=8, n=2), LayerInputs("toy")).heads
     >>> entry = {"model": "toy", "architecture": "gpt2", "n_layers": 1, "n_q": 2,
     ...          "n_kv": 2, "N": 8, "n": 2, "positional": "absolute", "dtype": "float32",
     ...          "layers": [0]}

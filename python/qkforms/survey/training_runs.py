@@ -21,7 +21,7 @@ run's name in ``model`` and the checkpoint's ``step`` / ``tokens_seen``; its par
 in ``DIR/parts/<run>.step-<step:09d>/`` so that ``--resume`` works per
 (checkpoint, layer). :func:`survey_units` runs the units with the local executor
 (each checkpoint through the survey's layer pipeline,
-:func:`qkforms.survey.runner.survey_model`) or the dask executor
+:func:`qkforms.survey.pipeline.survey_model`) or the dask executor
 (:mod:`qkforms.survey.dask_executor`: every (checkpoint, layer) task at once), then merges
 the parts in (unit, layer) order and writes one manifest describing the run.
 
@@ -43,13 +43,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from qkforms._fs import read_json
 from qkforms.errors import CheckpointError, QKFormsError, UnsafePathError, format_value
+from qkforms.models import load
+from qkforms.models.sources import resolve_hub
+from qkforms.survey.dask_executor import LayerTask, run_dask_layers
+from qkforms.survey.options import SurveyOptions, parse_layers
+from qkforms.survey.outdir import OutputLock, check_resume_models, open_output
+from qkforms.survey.pipeline import finish_survey, prepare_model, survey_model, unique_labels
 
 if TYPE_CHECKING:
     from qkforms.models import Model
     from qkforms.survey.manifest import ModelRun
-    from qkforms.survey.outdir import OutputLock
-    from qkforms.survey.runner import SurveyOptions
 
 __all__ = [
     "Checkpoint",
@@ -155,8 +160,6 @@ def read_trainer_state(directory: str | os.PathLike[str]) -> tuple[int | None, i
     >>> read_trainer_state(d), read_trainer_state(d / "nowhere")
     ((50, 6400), (None, None))
     """
-    from qkforms._fs import read_json
-
     path = Path(directory) / "trainer_state.json"
     if not os.path.lexists(path):  # a FIFO or device is refused below, never "absent"
         return None, None
@@ -324,8 +327,6 @@ def series_from_revisions(repo_id: str, revisions: Sequence[str], *, download: b
     CheckpointError
         The step of a revision cannot be told, or two revisions share one.
     """
-    from qkforms.models.sources import resolve_hub
-
     found = []
     for rev in revisions:
         snap = Path(resolve_hub(repo_id, download, revision=rev))
@@ -385,8 +386,6 @@ def units_for(entries: Sequence[str | Series], *, names: Sequence[str] | None = 
     >>> [(u.label, u.key, u.step) for u in units_for([run])]
     [('tiny', 'tiny.step-000000000', 0), ('tiny', 'tiny.step-000000005', 5)]
     """
-    from qkforms.survey.runner import unique_labels
-
     plain = iter(names or [])
     names_all = [e.name if isinstance(e, Series) else next(plain, str(e)) for e in entries]
     keys, labels = unique_labels(names_all)
@@ -456,7 +455,7 @@ def survey_units(
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> from qkforms.survey.runner import SurveyOptions
+    >>> from qkforms.survey.options import SurveyOptions
     >>> from qkforms.survey.training_runs import discover_run, survey_units, units_for
     >>> from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint
     >>> tmp = pathlib.Path(tempfile.mkdtemp())
@@ -469,8 +468,6 @@ def survey_units(
     >>> man["runs"][0]["steps"], [m["step"] for m in man["models"]]
     ([0, 10], [0, 10])
     """
-    from qkforms.survey.outdir import check_resume_models, open_output
-
     t_start = time.perf_counter()
     with open_output(opts.out) as lock:
         if opts.resume:
@@ -483,16 +480,12 @@ def _survey_units(units: Sequence[Unit], opts: SurveyOptions, lock: OutputLock, 
                   argv: Sequence[str] | None, client: Any, series: Any,
                   t_start: float) -> dict[str, Any]:
     """:func:`survey_units` once the output directory is checked and locked."""
-    from qkforms.survey.runner import finish_survey, prepare_model, survey_model
-
     out = Path(opts.out)
     if opts.executor == "local":
         infos, runs, _ = _load_each(units, opts, lambda u, model, layers: (survey_model(
             model, u.source, u.key, u.label, opts, layers, step=u.step,
             tokens_seen=u.tokens_seen, lock=lock), []))
     elif opts.executor == "dask":
-        from qkforms.survey.dask_executor import LayerTask, run_dask_layers
-
         infos, runs, todos = _load_each(units, opts, lambda u, model, layers: prepare_model(
             model, u.source, u.key, u.label, opts, layers, step=u.step,
             tokens_seen=u.tokens_seen))
@@ -529,9 +522,6 @@ def _load_each(units: Sequence[Unit], opts: SurveyOptions,
     Returns the models, the runs and the layers ``start`` left to do; each run's timings
     get the load time.
     """
-    from qkforms.models import load
-    from qkforms.survey.runner import parse_layers
-
     models, runs, todos = [], [], []
     first: dict[str, tuple[Unit, Model]] = {}  # the first checkpoint of each run
     for u in units:
