@@ -53,6 +53,13 @@ __all__ = ["configure", "result_line", "survey_from_args"]
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the survey's arguments to ``parser``."""
+    for add in (_add_source_args, _add_rigour_args, _add_input_args, _add_parallel_args,
+                _add_training_run_args, _add_executor_args):
+        add(parser)
+
+
+def _add_source_args(parser: argparse.ArgumentParser) -> None:
+    """The sources and the output directory."""
     parser.add_argument(
         "sources",
         nargs="*",
@@ -67,6 +74,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="output directory (default: ./survey-out)",
     )
+
+
+def _add_rigour_args(parser: argparse.ArgumentParser) -> None:
+    """The exact, certified and storage-precision stages (``--exact``, ``--certify``,
+    ``--precision-bands``)."""
     parser.add_argument(
         "--exact", action="store_true",
         help="decide every head's signature, live dimensions, ranks and Theorem 3 prediction "
@@ -103,6 +115,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "stable: the statistic for every weight within half an ulp (float dtypes) or half "
         "a quantization step (GGUF blocks) of the stored one (docs/certified.md)",
     )
+
+
+def _add_input_args(parser: argparse.ArgumentParser) -> None:
+    """Resuming, checksums and how the weights are read (norm gains, q/k norms)."""
     parser.add_argument(
         "--resume",
         action="store_true",
@@ -128,6 +144,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "L' = (C W_K)^T diag(gamma_q gamma_k) (C W_Q), which fixes the sign of every score "
         "(Hugging Face checkpoints and GGUF files; docs/survey.md)",
     )
+
+
+def _add_parallel_args(parser: argparse.ArgumentParser) -> None:
+    """Worker processes, compute threads and the layer selection."""
     parser.add_argument(
         "--workers",
         type=bounded_int(1, 256),
@@ -149,6 +169,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="SEL",
         help="layers to survey, e.g. 0-3 7 or 1,5 (default: all)",
     )
+
+
+def _add_training_run_args(parser: argparse.ArgumentParser) -> None:
+    """Training runs: checkpoints as sources (``--series``, ``--revisions``)."""
     parser.add_argument(
         "--series",
         action="store_true",
@@ -176,6 +200,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="the model column of a training run (default: the run directory's name)",
     )
+
+
+def _add_executor_args(parser: argparse.ArgumentParser) -> None:
+    """The executor (local or dask) and the progress output."""
     parser.add_argument(
         "--executor",
         choices=("local", "dask"),
