@@ -75,6 +75,7 @@ def __getattr__(name: str) -> Any:
     """Load an exported name from its module on first use."""
     module = _EXPORTS.get(name)
     if module is None:
+        # error-contract: the module protocol of __getattr__ (hasattr, import machinery)
         raise AttributeError(f"module 'qkforms.survey' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from qkforms import _progress
-from qkforms.cli import bounded_int, directory_arg, scheduler_arg
+from qkforms.arguments import bounded_int, directory_arg, scheduler_arg
 from qkforms.errors import QKFormsError
 from qkforms.extras import require
 from qkforms.models import load

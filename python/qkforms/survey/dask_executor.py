@@ -45,6 +45,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from qkforms.arguments import env_number
 from qkforms.errors import QKFormsError
 from qkforms.survey.options import SurveyOptions
 from qkforms.survey.pipeline import compute_layer, layer_progress, write_layer
@@ -128,8 +129,6 @@ def _hold(task: LayerTask) -> None:
         return
     marker = Path(hold) / f"{task.key}-L{task.layer:04d}.{os.getpid()}.started"
     marker.write_text(str(os.getpid()), encoding="utf-8")
-    from qkforms.cli import env_number
-
     time.sleep(env_number(f"{HOLD_ENV}_S", 1.0))
 
 

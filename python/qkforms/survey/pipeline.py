@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from qkforms import __version__, _progress
+from qkforms.arguments import env_number
 from qkforms.errors import CheckpointError, NonFiniteError, QKFormsError
 from qkforms.models import load as load_model
 from qkforms.survey.arrow_tables import concat_tables
@@ -109,8 +110,6 @@ def _write(store: PartStore, layer: int, res: LayerResult) -> dict[str, float]:
     t = time.perf_counter()
     store.write_layer(layer, res.heads, res.spectra, res.factors)
     res.timings["write_s"] = time.perf_counter() - t
-    from qkforms.cli import env_number
-
     delay = env_number(DELAY_ENV, 0.0)
     if delay > 0:
         time.sleep(delay)
