@@ -48,6 +48,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from qkforms.exact.inertia import head_inertia
+from qkforms.exact.signature import head_signature
 from qkforms.faces import spectral_type
 from qkforms.gram import LayerSpectra
 from qkforms.pairing import lobe_departure, lobe_ratio, pairing_bound, pairing_score
@@ -375,9 +377,6 @@ def exact_facts(W_Q: NDArray[np.float64], W_K: NDArray[np.float64], *, method: s
     >>> facts["n_pos"], facts["n_neg"], facts["prediction"], zero
     (2, 0, 'none', False)
     """
-    from qkforms.exact.inertia import head_inertia
-    from qkforms.exact.signature import head_signature
-
     n, N = W_Q.shape
     r = head_inertia(W_Q, W_K, progress=progress)
     sig = r.signature

@@ -31,6 +31,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, TypeVar
 
+from qkforms.errors import QKFormsError
 from qkforms.threads import map_slices, single_threaded_libraries
 
 __all__ = [
@@ -291,8 +292,6 @@ def _run_pool(task: Callable[..., T], calls: Sequence[tuple[Any, ...]], *, worke
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
-
-    from qkforms.errors import QKFormsError
 
     pool = None
     try:
