@@ -110,41 +110,10 @@ def write_llama_checkpoint(
     nan_set = set(nan_heads)
     degen = set(degenerate_heads)
     group = n_q // n_kv
-    config = {
-        "architectures": ["MistralForCausalLM" if model_type == "mistral" else "LlamaForCausalLM"],
-        "model_type": model_type,
-        "_name_or_path": name or f"synthetic-{model_type}-{n_layers}x{n_q}q{n_kv}kv-{N}-{n}",
-        "hidden_size": N,
-        "num_attention_heads": n_q,
-        "num_key_value_heads": n_kv,
-        "head_dim": n,
-        "num_hidden_layers": n_layers,
-        "intermediate_size": 4 * N,
-        "vocab_size": 32,
-        "rope_theta": rope_theta,
-        "rms_norm_eps": 1e-5,
-        "max_position_embeddings": 4096,
-        "torch_dtype": {"BF16": "bfloat16", "F32": "float32", "F64": "float64"}[dtype],
-    }
+    config = _llama_config(model_type=model_type, n_layers=n_layers, N=N, n=n, n_q=n_q,
+                           n_kv=n_kv, dtype=dtype, rope_theta=rope_theta, name=name)
     (out / "config.json").write_text(json.dumps(config, indent=1), encoding="utf-8")
-    itemsize = {"BF16": 2, "F32": 4, "F64": 8}[dtype]
-    tensors: list[tuple[str, tuple[int, ...]]] = []
-    for layer in range(n_layers):
-        base = f"model.layers.{layer}"
-        tensors.append((f"{base}.self_attn.q_proj.weight", (n_q * n, N)))
-        tensors.append((f"{base}.self_attn.k_proj.weight", (n_kv * n, N)))
-        if norms:
-            tensors.append((f"{base}.input_layernorm.weight", (N,)))
-    header: dict[str, object] = {"__metadata__": {"format": "pt"}}
-    offset = 0
-    for tname, shape in tensors:
-        size = int(np.prod(shape)) * itemsize
-        header[tname] = {
-            "dtype": dtype, "shape": list(shape), "data_offsets": [offset, offset + size],
-        }
-        offset += size
-    head = json.dumps(header).encode("utf-8")
-    head += b" " * (-len(head) % 8)
+    head = _safetensors_header(_llama_tensors(n_layers, N, n, n_q, n_kv, norms), dtype)
     rng = np.random.default_rng(seed)
     weight_scale = scale
     init_scale = np.float32(1.0 / np.sqrt(N))
@@ -174,6 +143,55 @@ def write_llama_checkpoint(
                 gamma = (1.0 + 0.1 * rng.standard_normal(N)).astype(np.float32)
                 f.write(encode(gamma, 1.0))
     return out
+
+
+def _llama_config(*, model_type: str, n_layers: int, N: int, n: int, n_q: int, n_kv: int,
+                  dtype: str, rope_theta: float, name: str | None) -> dict[str, object]:
+    """The ``config.json`` of :func:`write_llama_checkpoint`."""
+    return {
+        "architectures": ["MistralForCausalLM" if model_type == "mistral" else "LlamaForCausalLM"],
+        "model_type": model_type,
+        "_name_or_path": name or f"synthetic-{model_type}-{n_layers}x{n_q}q{n_kv}kv-{N}-{n}",
+        "hidden_size": N,
+        "num_attention_heads": n_q,
+        "num_key_value_heads": n_kv,
+        "head_dim": n,
+        "num_hidden_layers": n_layers,
+        "intermediate_size": 4 * N,
+        "vocab_size": 32,
+        "rope_theta": rope_theta,
+        "rms_norm_eps": 1e-5,
+        "max_position_embeddings": 4096,
+        "torch_dtype": {"BF16": "bfloat16", "F32": "float32", "F64": "float64"}[dtype],
+    }
+
+
+def _llama_tensors(n_layers: int, N: int, n: int, n_q: int, n_kv: int,
+                   norms: bool) -> list[tuple[str, tuple[int, ...]]]:
+    """The tensors of :func:`write_llama_checkpoint`, in file order, with their shapes."""
+    tensors: list[tuple[str, tuple[int, ...]]] = []
+    for layer in range(n_layers):
+        base = f"model.layers.{layer}"
+        tensors.append((f"{base}.self_attn.q_proj.weight", (n_q * n, N)))
+        tensors.append((f"{base}.self_attn.k_proj.weight", (n_kv * n, N)))
+        if norms:
+            tensors.append((f"{base}.input_layernorm.weight", (N,)))
+    return tensors
+
+
+def _safetensors_header(tensors: list[tuple[str, tuple[int, ...]]], dtype: str) -> bytes:
+    """The JSON header of a safetensors file of ``tensors`` (padded to 8 bytes)."""
+    itemsize = {"BF16": 2, "F32": 4, "F64": 8}[dtype]
+    header: dict[str, object] = {"__metadata__": {"format": "pt"}}
+    offset = 0
+    for tname, shape in tensors:
+        size = int(np.prod(shape)) * itemsize
+        header[tname] = {
+            "dtype": dtype, "shape": list(shape), "data_offsets": [offset, offset + size],
+        }
+        offset += size
+    head = json.dumps(header).encode("utf-8")
+    return head + b" " * (-len(head) % 8)
 
 
 def write_series(
