@@ -140,11 +140,23 @@ def head_statistics(
     # compute them on a stand-in and null them below
     no_S = ~(np.abs(eig).max(axis=1, initial=0.0) > 0)
     sym_pts = np.where(no_S[:, None], np.array([0.0, 1.0, 0.0, 0.0]), pts)
+    out.update(_profile_columns(eig, p, pts, sym_pts, no_S, h2, norm_sq,
+                                np.asarray(trace, dtype=np.float64)))
+    types = spectral_type(Profile(*sym_pts.T), radius=SPECTRAL_TYPE_RADIUS)
+    out["spectral_type"] = np.asarray(np.atleast_1d(types).tolist(), dtype=object)
+    _null_undefined(out, eig, rel, absolute, no_S, zero_form)
+    return out
+
+
+def _profile_columns(eig: NDArray, p: Profile, pts: NDArray, sym_pts: NDArray, no_S: NDArray,
+                     h2: NDArray, norm_sq: NDArray, trace: NDArray) -> dict[str, NDArray]:
+    """The columns after the signature's, in the table's order: the energy share of
+    ``S``, the pairing, the profile and its distances, and the singular values'."""
     sym = _pairing_columns(eig, no_S, pts, sym_pts)
     a, b, c, d = (np.asarray(x, dtype=np.float64) for x in p)  # batched: arrays
     with np.errstate(divide="ignore", invalid="ignore"):
         a_over_b = a / b
-    out.update({
+    return {
         "sym_energy": np.sum(eig * eig, axis=1) / norm_sq,
         **{name: sym[name] for name in ("pairing", "rho", "pairing_bound", "pairing_gap",
                                         "lobe_departure")},
@@ -153,15 +165,11 @@ def head_statistics(
         "theta_dist": np.asarray(theta_distance(Profile(*pts.T))),
         "theta_L_dist": sym["theta_L_dist"],
         "thm5_dist": sym["thm5_dist"],
-        **_singular_value_columns(h2, norm_sq, np.asarray(trace, dtype=np.float64)),
+        **_singular_value_columns(h2, norm_sq, trace),
         "a_over_b": a_over_b,
         "b_minus_a": b - a,
         "norm_sq": norm_sq,
-    })
-    types = spectral_type(Profile(*sym_pts.T), radius=SPECTRAL_TYPE_RADIUS)
-    out["spectral_type"] = np.asarray(np.atleast_1d(types).tolist(), dtype=object)
-    _null_undefined(out, eig, rel, absolute, no_S, zero_form)
-    return out
+    }
 
 
 def _signature_columns(eig: NDArray, rel: NDArray, absolute: NDArray, *, N: ArrayLike,

@@ -107,13 +107,24 @@ def write_llama_checkpoint(
         raise ParameterError("scale needs dtype='F64' (other dtypes cannot hold scaled weights)")
     out = Path(path)
     out.mkdir(parents=True, exist_ok=True)
-    nan_set = set(nan_heads)
-    degen = set(degenerate_heads)
-    group = n_q // n_kv
     config = _llama_config(model_type=model_type, n_layers=n_layers, N=N, n=n, n_q=n_q,
                            n_kv=n_kv, dtype=dtype, rope_theta=rope_theta, name=name)
     (out / "config.json").write_text(json.dumps(config, indent=1), encoding="utf-8")
     head = _safetensors_header(_llama_tensors(n_layers, N, n, n_q, n_kv, norms), dtype)
+    _write_llama_weights(out / "model.safetensors", head, n_layers=n_layers, N=N, n=n,
+                         n_q=n_q, n_kv=n_kv, dtype=dtype, seed=seed, scale=scale, pull=pull,
+                         norms=norms, nan_heads=set(nan_heads),
+                         degenerate_heads=set(degenerate_heads))
+    return out
+
+
+def _write_llama_weights(path: Path, head: bytes, *, n_layers: int, N: int, n: int, n_q: int,
+                         n_kv: int, dtype: str, seed: int, scale: float, pull: float,
+                         norms: bool, nan_heads: set[tuple[int, int]],
+                         degenerate_heads: set[tuple[int, int]]) -> None:
+    """The safetensors file of :func:`write_llama_checkpoint`: its header, then every
+    layer's query and key maps (and norm gains), drawn layer by layer from ``seed``."""
+    nan_set, degen, group = nan_heads, degenerate_heads, n_q // n_kv
     rng = np.random.default_rng(seed)
     weight_scale = scale
     init_scale = np.float32(1.0 / np.sqrt(N))
@@ -123,7 +134,7 @@ def write_llama_checkpoint(
             return (a.astype(np.float64) * factor).astype("<f8").tobytes()
         return (to_bfloat16_bits(a) if dtype == "BF16" else a.astype("<f4")).tobytes()
 
-    with open(out / "model.safetensors", "wb") as f:
+    with open(path, "wb") as f:
         f.write(len(head).to_bytes(8, "little"))
         f.write(head)
         for layer in range(n_layers):
@@ -142,7 +153,6 @@ def write_llama_checkpoint(
             if norms:
                 gamma = (1.0 + 0.1 * rng.standard_normal(N)).astype(np.float32)
                 f.write(encode(gamma, 1.0))
-    return out
 
 
 def _llama_config(*, model_type: str, n_layers: int, N: int, n: int, n_q: int, n_kv: int,
