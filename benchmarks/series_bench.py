@@ -3,8 +3,9 @@
 Run: ``python benchmarks/series_bench.py [--checkpoints 100] [--keep DIR]``. In one run it
 
 1. writes a synthetic training run of ``--checkpoints`` checkpoints of a small llama-style
-   model (``qkforms.survey.synthetic.write_series``: 4 layers, 8 query / 4 key-value heads,
-   by default N = 256, n = 32 (``--N``, ``--n``), float32; about 1 MiB per checkpoint);
+   model (``qkforms.survey.synthetic_checkpoints.write_series``: 4 layers, 8 query /
+   4 key-value heads, by default N = 256, n = 32 (``--N``, ``--n``), float32; about 1 MiB
+   per checkpoint);
 2. surveys it with the local executor (``qkforms survey RUN --no-stats``, a fresh
    process, default threads: each checkpoint's layers read ahead and computed in
    ``cores`` threads);
@@ -55,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     import numpy as np
     import pyarrow.parquet as pq
 
-    from qkforms.survey.synthetic import write_series
+    from qkforms.survey.synthetic_checkpoints import write_series
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="qkforms-series-bench-"))
     run = work / "run"

@@ -116,9 +116,9 @@ import numpy as np
 import qkforms.models as qm
 from qkforms import gram, gram_factor
 from qkforms.survey.parallel import blas_single_thread
-from qkforms.survey.statistics import head_columns
+from qkforms.survey.head_statistics import head_columns
 from qkforms.survey.store import PartStore
-from qkforms.survey.tables import heads_table, spectra_table
+from qkforms.survey.arrow_tables import heads_table, spectra_table
 
 def best(f, reps=3):
     out, ts = None, []
@@ -191,7 +191,7 @@ def main() -> None:
     ap.add_argument("--exact-heads", type=int, default=54)
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT / "python"))
-    from qkforms.survey.synthetic import write_llama_checkpoint
+    from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint
 
     tmp = Path(tempfile.mkdtemp(prefix="qkforms-bench-"))
     ckpt = args.keep or tmp / "mistral-24b-shaped"

@@ -67,7 +67,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
         ["parts.py", "signature.py", "profile.py", "pairing.py", "theta.py", "faces.py",
          "arithmetic.py", "head.py", "_validate.py"],
         ["tests/core/test_core.py", "tests/core/test_gram.py", "tests/test_error_contract.py",
-         "tests/survey/test_survey_statistics.py",
+         "tests/survey/test_head_statistics.py",
          "tests/reliability/test_reliability_scale.py"],  # input contract, extreme scales
     ),
     "exact": (
@@ -83,7 +83,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "gram": (
         ["gram.py", "gram_factor.py", "live_pair.py"],  # the engine, split in three (#26)
         ["tests/core/test_gram.py", "tests/core/test_core.py",
-         "tests/survey/test_survey_statistics.py"],
+         "tests/survey/test_head_statistics.py"],
     ),
     "stats": (
         ["stats/baseline.py", "stats/bootstrap.py", "stats/cells.py", "stats/fits.py",

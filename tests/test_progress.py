@@ -95,7 +95,7 @@ def test_survey_reports_every_phase_and_the_total_time(tmp_path, capsys) -> None
     """Opening, the layers and the statistics each report (shown at once here), and the
     last line gives the total wall time with its parts."""
     from qkforms.cli import main
-    from qkforms.survey.synthetic import write_llama_checkpoint
+    from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint
 
     ckpt = write_llama_checkpoint(tmp_path / "ckpt", n_layers=3, N=16, n=2, n_q=2, n_kv=1)
     out = io.StringIO()
@@ -112,7 +112,7 @@ def test_survey_reports_every_phase_and_the_total_time(tmp_path, capsys) -> None
 
 def test_no_progress_silences_the_survey(tmp_path) -> None:
     from qkforms.cli import main
-    from qkforms.survey.synthetic import write_llama_checkpoint
+    from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint
 
     ckpt = write_llama_checkpoint(tmp_path / "ckpt", n_layers=2, N=16, n=2, n_q=2, n_kv=1)
     out = io.StringIO()

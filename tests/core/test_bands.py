@@ -22,7 +22,7 @@ from qkforms.bands import BAND_STATS, layer_bands, precision_band, stat_gradient
 from qkforms.errors import NonFiniteError, ParameterError, ShapeError, ZeroFormError
 from qkforms.gram import head_spectra
 from qkforms.models.precision import folded_half_widths
-from qkforms.survey.statistics import head_statistics
+from qkforms.survey.head_statistics import head_statistics
 
 
 def _stats(Q: np.ndarray, K: np.ndarray) -> np.ndarray:

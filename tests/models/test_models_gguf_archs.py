@@ -187,8 +187,8 @@ def test_survey_records_policy_and_notes(converted, tmp_path) -> None:
 
     import pyarrow.parquet as pq
 
+    from qkforms.main_command import configure, run
     from qkforms.report.build import build_report
-    from qkforms.survey.command import configure, run
 
     qwen3, gemma2 = converted("qwen3")[1], converted("gemma2")[1]
     parser = argparse.ArgumentParser()

@@ -9,7 +9,7 @@ import pytest
 import qkforms.models as qm
 from qkforms.errors import CheckpointError, UnsupportedArchitectureError
 from qkforms.models import ggufio
-from qkforms.survey.synthetic import write_gguf_checkpoint
+from qkforms.survey.synthetic_checkpoints import write_gguf_checkpoint
 
 VOCAB = 150_000
 

@@ -21,7 +21,7 @@ import tiny
 
 import qkforms.models as qm
 from qkforms.errors import CheckpointError, QKFormsError, UnsupportedArchitectureError
-from qkforms.survey.runner import SurveyOptions, survey
+from qkforms.survey import SurveyOptions, survey
 
 pytestmark = pytest.mark.torch
 torch = pytest.importorskip("torch")

@@ -219,7 +219,7 @@ def test_gguf_layer_precision_contains_the_true_weights(tmp_path) -> None:
 
 
 def test_bf16_safetensors_precision_is_half_an_ulp(tmp_path) -> None:
-    from qkforms.survey.synthetic import write_llama_checkpoint
+    from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint
 
     d = write_llama_checkpoint(tmp_path / "ck", n_layers=1, N=16, n=2, n_q=2, n_kv=1)
     with qm.load(d) as model:
@@ -251,7 +251,7 @@ def test_bands_contain_the_statistics_of_the_true_weights(tmp_path, q_type: str,
     """A GGUF quantized here from known weights: their statistics are in the bands."""
     from qkforms.bands import BAND_STATS, layer_bands
     from qkforms.gram import layer_spectra
-    from qkforms.survey.statistics import head_columns
+    from qkforms.survey.head_statistics import head_columns
 
     rng = np.random.default_rng(7)
     N, n_q, n_kv, n = 96, 4, 2, 8

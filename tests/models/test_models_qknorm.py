@@ -190,8 +190,8 @@ def test_survey_of_hf_checkpoints_records_policy(saved, tmp_path) -> None:
 
     import pyarrow.parquet as pq
 
+    from qkforms.main_command import configure, run
     from qkforms.report.build import build_report
-    from qkforms.survey.command import configure, run
 
     qwen3, gemma3 = saved("qwen3")[1], saved("gemma3_text")[1]
     parser = argparse.ArgumentParser()

@@ -43,7 +43,7 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small synthetic Mistral-style checkpoint (4 layers x 4 query / 2 key heads)."""
-    from qkforms.survey.synthetic import write_llama_checkpoint
+    from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint
 
     return write_llama_checkpoint(tmp_path_factory.mktemp("reliab") / "ckpt", n_layers=4,
                                   N=32, n=4, n_q=4, n_kv=2, seed=5)

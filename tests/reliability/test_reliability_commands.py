@@ -33,7 +33,7 @@ from reliability_helpers import (  # noqa: E402
 import qkforms as qk  # noqa: E402
 from qkforms.cli import main  # noqa: E402
 from qkforms.errors import QKFormsError  # noqa: E402
-from qkforms.survey.synthetic import write_llama_checkpoint, write_series  # noqa: E402
+from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint, write_series  # noqa: E402
 
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="uses /proc (Linux)")
 SMALL = {"n_layers": 2, "N": 16, "n": 2, "n_q": 2, "n_kv": 1}
@@ -200,7 +200,7 @@ def test_nothing_is_written_into_out_after_the_dask_driver_is_killed(tmp_path: P
     from reliability_helpers import kill_started
 
     from qkforms.survey import outdir
-    from qkforms.survey.executors import HOLD_ENV
+    from qkforms.survey.dask_executor import HOLD_ENV
 
     run = write_series(tmp_path / "run", range(0, 60, 10), n_layers=2)
     out, held = tmp_path / "out", tmp_path / "held"
@@ -225,8 +225,8 @@ def test_nothing_is_written_into_out_after_the_dask_driver_is_killed(tmp_path: P
 
 def test_dask_workers_return_their_layers_and_the_tables_match_local(tmp_path: Path) -> None:
     pytest.importorskip("distributed")
-    from qkforms.survey.executors import _run_task, LayerTask  # noqa: I001
-    from qkforms.survey.runner import LayerResult, SurveyOptions
+    from qkforms.survey.dask_executor import _run_task, LayerTask  # noqa: I001
+    from qkforms.survey.layer import LayerResult, SurveyOptions
 
     ckpt = write_llama_checkpoint(tmp_path / "ckpt", seed=4, **SMALL)
     out = tmp_path / "never-written"
@@ -319,8 +319,8 @@ def test_null_statistics_are_what_the_survey_writes_for_undefined_values(
         tmp_path: Path) -> None:
     """The writer side of the NaN rule: an undefined statistic of an ok head is null."""
     from qkforms.gram import layer_spectra
-    from qkforms.survey.statistics import head_columns
-    from qkforms.survey.tables import heads_table
+    from qkforms.survey.arrow_tables import heads_table
+    from qkforms.survey.head_statistics import head_columns
 
     rng = np.random.default_rng(0)
     sp = layer_spectra(rng.standard_normal((2, 1, 4)), rng.standard_normal((1, 1, 4)),
@@ -442,7 +442,7 @@ def test_a_string_typed_balance_column(survey_dir: Path, tmp_path: Path, capsys)
 
 def test_a_non_numeric_environment_number(tmp_path: Path, capsys,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    from qkforms.survey.runner import DELAY_ENV
+    from qkforms.survey.pipeline import DELAY_ENV
 
     ckpt = write_llama_checkpoint(tmp_path / "ckpt", seed=1, **SMALL)
     monkeypatch.setenv(DELAY_ENV, "soon")

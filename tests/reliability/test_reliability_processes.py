@@ -30,8 +30,8 @@ from reliability_helpers import (  # noqa: E402
 from qkforms.cli import main  # noqa: E402
 from qkforms.survey import outdir  # noqa: E402
 from qkforms.survey.outdir import LOCK_NAME, OutputLock, process_start_time  # noqa: E402
-from qkforms.survey.runner import DELAY_ENV  # noqa: E402
-from qkforms.survey.synthetic import write_llama_checkpoint  # noqa: E402
+from qkforms.survey.pipeline import DELAY_ENV  # noqa: E402
+from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint  # noqa: E402
 
 LAYERS = 16
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"),
@@ -231,8 +231,8 @@ def test_a_failing_worker_stops_the_others_in_process(long_checkpoint: Path, tmp
 def test_dask_workers_die_with_a_killed_parent_and_resume_is_exact(tmp_path: Path) -> None:
     """``kill -9`` of a survey running on a LocalCluster leaves no dask process behind."""
     pytest.importorskip("distributed")
-    from qkforms.survey.executors import HOLD_ENV
-    from qkforms.survey.synthetic import write_series
+    from qkforms.survey.dask_executor import HOLD_ENV
+    from qkforms.survey.synthetic_checkpoints import write_series
 
     run = write_series(tmp_path / "run", range(0, 60, 10), n_layers=2)
     ref = tmp_path / "ref"

@@ -21,8 +21,8 @@ from reliability_helpers import assert_one_line_error, files_under  # noqa: E402
 from qkforms.cli import main  # noqa: E402
 from qkforms.errors import CheckpointError, QKFormsError  # noqa: E402
 from qkforms.models import load  # noqa: E402
-from qkforms.survey.runner import parse_layers  # noqa: E402
-from qkforms.survey.synthetic import write_llama_checkpoint  # noqa: E402
+from qkforms.survey.options import parse_layers  # noqa: E402
+from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint  # noqa: E402
 
 
 def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
@@ -166,8 +166,8 @@ def test_issue_example_empty_out_writes_nothing_in_the_current_directory(
 
 def test_the_api_refuses_an_empty_out(checkpoint: Path) -> None:
     from qkforms.errors import UnsafePathError
-    from qkforms.survey.runner import SurveyOptions
-    from qkforms.survey.runner import survey as run_survey
+    from qkforms.survey import SurveyOptions
+    from qkforms.survey import survey as run_survey
 
     with pytest.raises(UnsafePathError, match="--out is empty"):
         run_survey([load(checkpoint)], SurveyOptions(out="", progress=False))  # type: ignore[arg-type]

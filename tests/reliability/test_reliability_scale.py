@@ -21,7 +21,7 @@ from qkforms.errors import NonFiniteError, NotRealError, QKFormsError  # noqa: E
 from qkforms.gram import layer_spectra, unit_scale  # noqa: E402
 from qkforms.models import load  # noqa: E402
 from qkforms.survey.schema import FLOAT_COLUMNS, INT_COLUMNS  # noqa: E402
-from qkforms.survey.synthetic import write_llama_checkpoint  # noqa: E402
+from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint  # noqa: E402
 
 SHAPE = {"n_layers": 2, "N": 32, "n": 4, "n_q": 4, "n_kv": 2, "seed": 11, "dtype": "F64"}
 #: signature_margin measures the float computation (its error bound depends on how the

@@ -1,6 +1,6 @@
 """The report of a training run: trajectories on the simplex and medians against step.
 
-The run is synthetic (:func:`qkforms.survey.synthetic.write_series`: Gaussian heads
+The run is synthetic (:func:`qkforms.survey.synthetic_checkpoints.write_series`: Gaussian heads
 pulled towards symmetric forms); the browser part runs when ``/usr/bin/chromium`` exists.
 """
 
@@ -21,7 +21,7 @@ from qkforms.cli import main  # noqa: E402
 from qkforms.report.geometry import to_xyz  # noqa: E402
 from qkforms.report.training_view import medians_figure, trajectory_figure  # noqa: E402
 from qkforms.stats.table import read_parquet  # noqa: E402
-from qkforms.survey.synthetic import write_series  # noqa: E402
+from qkforms.survey.synthetic_checkpoints import write_series  # noqa: E402
 
 STEPS = [0, 5, 20, 60]
 HEADS_PER_STEP = 3 * 4

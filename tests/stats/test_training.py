@@ -20,7 +20,7 @@ from qkforms.stats.training import (  # noqa: E402
     series_tables,
     settle_step,
 )
-from qkforms.survey.synthetic import write_series  # noqa: E402
+from qkforms.survey.synthetic_checkpoints import write_series  # noqa: E402
 
 STEPS = [0, 10, 20, 40, 80]
 

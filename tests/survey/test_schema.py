@@ -12,7 +12,7 @@ pa = pytest.importorskip("pyarrow")
 
 from qkforms.gram import LayerSpectra  # noqa: E402
 from qkforms.survey import schema  # noqa: E402
-from qkforms.survey.statistics import head_statistics  # noqa: E402
+from qkforms.survey.head_statistics import head_statistics  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -20,9 +20,9 @@ pq = pytest.importorskip("pyarrow.parquet")
 from qkforms.bands import BAND_KINDS, BAND_STATS  # noqa: E402
 from qkforms.cli import main  # noqa: E402
 from qkforms.errors import PrecisionUnavailableError  # noqa: E402
-from qkforms.survey.runner import SurveyOptions, survey  # noqa: E402
+from qkforms.survey import SurveyOptions, survey  # noqa: E402
 from qkforms.survey.schema import BAND_COLUMNS, HEADS_COLUMNS  # noqa: E402
-from qkforms.survey.synthetic import write_llama_checkpoint  # noqa: E402
+from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint  # noqa: E402
 from qkforms.tolerances import NEAR_THETA  # noqa: E402
 
 

@@ -13,7 +13,7 @@ pq = pytest.importorskip("pyarrow.parquet")
 from qkforms.cli import main  # noqa: E402
 from qkforms.exact import CERTIFIED_STATS, enclose  # noqa: E402
 from qkforms.survey.schema import CERTIFY_COLUMNS, HEADS_COLUMNS  # noqa: E402
-from qkforms.survey.synthetic import write_llama_checkpoint  # noqa: E402
+from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint  # noqa: E402
 from qkforms.tolerances import NEAR_THETA  # noqa: E402
 
 

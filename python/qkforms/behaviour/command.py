@@ -137,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
     from qkforms.behaviour.probe_run import score_source
     from qkforms.models import load
     from qkforms.survey.outdir import check_out
-    from qkforms.survey.runner import unique_labels
+    from qkforms.survey.pipeline import unique_labels
 
     out = check_out(args.out)
     opts = _options(args)

@@ -17,7 +17,7 @@ For RoPE models the score between two positions depends on their distance, throu
 relative form ``L(d) = K_redᵀ Rot(d) Q_red`` (``docs/theory.md`` §12.4;
 :func:`qkforms.survey.rope.relative_form`, from the factors the survey stores).
 :func:`relative_geometry` computes the survey's statistics of ``L(d)`` with the survey's
-own per-head function (:func:`qkforms.survey.statistics.head_statistics`) at the
+own per-head function (:func:`qkforms.survey.head_statistics.head_statistics`) at the
 displacements :data:`DISPLACEMENTS` and at those the scores concern (1 for the previous
 token, ``T - 1`` for induction, ``T`` for the duplicate token; ``T`` the repeated probe's
 copy length).
@@ -275,8 +275,8 @@ def relative_geometry(path: str | Path, entry: dict[str, Any],
         displacement.
     """
     from qkforms._fs import open_regular
+    from qkforms.survey.head_statistics import head_statistics
     from qkforms.survey.rope import relative_form
-    from qkforms.survey.statistics import head_statistics
 
     cols: dict[str, list[Any]] = {c: [] for c in ("model", "layer", "head", "displacement",
                                                   *GEOMETRY, "spectral_type")}

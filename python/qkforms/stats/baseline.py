@@ -5,7 +5,7 @@ For a layer of ``h`` heads of shape ``(N, n)`` the baseline draws ``h`` heads wi
 N(0, 1) entries in ``W_Q, W_K`` (n × N) and computes the same per-head scores as the
 survey, by the same code: the Gram engine (:func:`qkforms.gram.head_spectra`, asked
 only for the spectrum of S and the singular values of L) and the per-head statistics
-function (:func:`qkforms.survey.statistics.head_statistics`). The random
+function (:func:`qkforms.survey.head_statistics.head_statistics`). The random
 stream is seeded by ``(seed, model, layer)`` so every layer is reproducible on its
 own (and identical under any executor).
 
@@ -194,7 +194,7 @@ def _draw(count: int, N: int, n: int, seed: int, key: tuple[Hashable, ...]
           ) -> dict[str, NDArray[np.float64]]:
     """The baseline rows of :func:`baseline_heads`, computed."""
     from qkforms.gram import head_spectra
-    from qkforms.survey.statistics import head_statistics
+    from qkforms.survey.head_statistics import head_statistics
 
     rng = rng_for(seed, "gaussian-baseline", *key)
     parts: dict[str, list[NDArray[np.float64]]] = {c: [] for c in BASELINE_COLUMNS}

@@ -55,7 +55,7 @@ def run_dask(
     if not payloads:
         return []
     from qkforms.stats.layer import layer_task
-    from qkforms.survey.executors import dask_client
+    from qkforms.survey.dask_executor import dask_client
 
     with dask_client(scheduler=scheduler, client=client, n_workers=n_workers,
                      processes=processes) as c:

@@ -2,7 +2,7 @@
 
 These functions build ``heads.parquet``/``spectra.parquet``-shaped column dicts
 through the survey's own computations (the Gram engine :func:`qkforms.gram.head_spectra`
-and the per-head statistics :func:`qkforms.survey.statistics.head_statistics`), so the
+and the per-head statistics :func:`qkforms.survey.head_statistics.head_statistics`), so the
 statistics can be run on inputs
 with known answers: rank-one heads (on Θ), Gaussian heads (symmetric energy near
 ``(N+1)/(2N)``), symmetric forms with prescribed spectra (proportional lobes, gamma
@@ -39,8 +39,8 @@ def _stat_row(eig_S: np.ndarray, norm_sq: float, skew_sq: float, trace: float,
 
     ``err``: ``(err_rel, err_abs, n_live)`` of the Gram engine; None for an exact spectrum.
     """
+    from qkforms.survey.head_statistics import head_statistics
     from qkforms.survey.schema import INT_COLUMNS
-    from qkforms.survey.statistics import head_statistics
 
     rel, absolute, live = (0.0, 0.0, n) if err is None else err
     st = head_statistics(eig_S[None], [norm_sq], [skew_sq], [trace], sv_L_sq[None], N=N, n=n,
@@ -76,7 +76,7 @@ def survey_rows(
         Heads per layer (default: all in layer 0).
     exact : bool
         Decide the signature columns exactly, as ``qkforms survey --exact`` does
-        (:func:`qkforms.survey.statistics.exact_facts`).
+        (:func:`qkforms.survey.head_statistics.exact_facts`).
     certify : bool
         Fill the ``--certify`` columns with :func:`qkforms.exact.enclose` (else null).
     band_dtype : str, optional
@@ -110,18 +110,18 @@ def survey_rows(
                              float(sp.trace[0]), sp.sv_L_sq[0], N, n,
                              (float(sp.err_rel[0]), float(sp.err_abs[0]), int(sp.n_live[0]))))
         if exact:
-            from qkforms.survey.statistics import exact_facts
+            from qkforms.survey.head_statistics import exact_facts
 
             row.update(exact_facts(head.W_Q, head.W_K)[0])
         if certify:
             from qkforms.exact import enclose
-            from qkforms.survey.tables import certify_columns
+            from qkforms.survey.arrow_tables import certify_columns
 
             row.update({k: v[0] for k, v in certify_columns([enclose(head)]).items()})
         if band_dtype is not None:
             from qkforms.bands import precision_band
             from qkforms.models.precision import float_half_widths
-            from qkforms.survey.tables import band_columns
+            from qkforms.survey.arrow_tables import band_columns
 
             band = precision_band(head.W_Q, head.W_K, float_half_widths(head.W_Q, band_dtype),
                                   float_half_widths(head.W_K, band_dtype))

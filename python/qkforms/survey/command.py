@@ -8,6 +8,8 @@ Usage::
 
 SOURCE defaults to ``smollm2`` (SmolLM2-135M-Instruct as shipped on PyPI); any source
 accepted by :func:`qkforms.models.load` works. See ``docs/survey.md`` for the outputs.
+The command ``qkforms survey`` is this survey followed by its statistics, composed by
+:mod:`qkforms.main_command` (``--no-stats``).
 
 Examples
 --------
@@ -22,19 +24,42 @@ Examples
 from __future__ import annotations
 
 import argparse
-import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from qkforms import _progress
-from qkforms.cli import bounded_int, directory_arg, scheduler_arg
+from qkforms.arguments import bounded_int, directory_arg, scheduler_arg
+from qkforms.errors import QKFormsError
+from qkforms.extras import require
+from qkforms.models import load
+from qkforms.survey.layer import norm_gain
+from qkforms.survey.options import SurveyOptions
+from qkforms.survey.runner import survey
+from qkforms.survey.summary import model_summary
+from qkforms.survey.training_runs import (
+    Series,
+    discover_run,
+    is_run_directory,
+    series_from_paths,
+    series_from_revisions,
+    survey_units,
+    units_for,
+)
 
-__all__ = ["configure", "run"]
+__all__ = ["configure", "result_line", "survey_from_args"]
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the survey's arguments to ``parser``."""
+    for add in (_add_source_args, _add_rigour_args, _add_input_args, _add_parallel_args,
+                _add_training_run_args, _add_executor_args):
+        add(parser)
+
+
+def _add_source_args(parser: argparse.ArgumentParser) -> None:
+    """The sources and the output directory."""
     parser.add_argument(
         "sources",
         nargs="*",
@@ -49,6 +74,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="output directory (default: ./survey-out)",
     )
+
+
+def _add_rigour_args(parser: argparse.ArgumentParser) -> None:
+    """The exact, certified and storage-precision stages (``--exact``, ``--certify``,
+    ``--precision-bands``)."""
     parser.add_argument(
         "--exact", action="store_true",
         help="decide every head's signature, live dimensions, ranks and Theorem 3 prediction "
@@ -85,6 +115,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "stable: the statistic for every weight within half an ulp (float dtypes) or half "
         "a quantization step (GGUF blocks) of the stored one (docs/certified.md)",
     )
+
+
+def _add_input_args(parser: argparse.ArgumentParser) -> None:
+    """Resuming, checksums and how the weights are read (norm gains, q/k norms)."""
     parser.add_argument(
         "--resume",
         action="store_true",
@@ -110,6 +144,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "L' = (C W_K)^T diag(gamma_q gamma_k) (C W_Q), which fixes the sign of every score "
         "(Hugging Face checkpoints and GGUF files; docs/survey.md)",
     )
+
+
+def _add_parallel_args(parser: argparse.ArgumentParser) -> None:
+    """Worker processes, compute threads and the layer selection."""
     parser.add_argument(
         "--workers",
         type=bounded_int(1, 256),
@@ -131,6 +169,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="SEL",
         help="layers to survey, e.g. 0-3 7 or 1,5 (default: all)",
     )
+
+
+def _add_training_run_args(parser: argparse.ArgumentParser) -> None:
+    """Training runs: checkpoints as sources (``--series``, ``--revisions``)."""
     parser.add_argument(
         "--series",
         action="store_true",
@@ -158,6 +200,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="the model column of a training run (default: the run directory's name)",
     )
+
+
+def _add_executor_args(parser: argparse.ArgumentParser) -> None:
+    """The executor (local or dask) and the progress output."""
     parser.add_argument(
         "--executor",
         choices=("local", "dask"),
@@ -178,12 +224,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="no progress output (a bar on a terminal, a plain line every 10 s otherwise, for "
         "phases longer than 5 s)",
-    )
-    parser.add_argument(
-        "--no-stats",
-        dest="stats",
-        action="store_false",
-        help="do not compute the observation tables (DIR/stats) at the end",
     )
 
 
@@ -225,284 +265,40 @@ def _argv(args: argparse.Namespace) -> list[str]:
     return out
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run the survey; return the exit status (errors propagate as QKFormsError).
+def survey_from_args(args: argparse.Namespace,
+                     on_models: Callable[[list[Any], SurveyOptions], None] | None = None
+                     ) -> dict[str, Any]:
+    """Survey the sources of ``args`` (parsed by :func:`configure`); return the manifest.
+
+    ``on_models(models, opts)`` is called once the plain models are open, before any
+    layer is surveyed (the main command has the statistics process draw its baselines
+    meanwhile). Prints one line per model and per training run.
 
     Examples
     --------
     >>> import argparse, tempfile, pathlib, contextlib, io
-    >>> from qkforms.survey.command import configure, run
-    >>> from qkforms.survey.synthetic import write_llama_checkpoint
+    >>> from qkforms.survey.command import configure, survey_from_args
+    >>> from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint
     >>> tmp = pathlib.Path(tempfile.mkdtemp())
     >>> d = write_llama_checkpoint(tmp / "ckpt", n_layers=1, N=16, n=2, n_q=2, n_kv=1)
     >>> p = argparse.ArgumentParser(); configure(p)
     >>> with contextlib.redirect_stdout(io.StringIO()):
-    ...     status = run(p.parse_args([str(d), "--out", str(tmp / "out"), "--exact",
-    ...                                "--no-stats"]))
-    >>> status, (tmp / "out" / "heads.parquet").exists()
-    (0, True)
+    ...     man = survey_from_args(p.parse_args([str(d), "--out", str(tmp / "out")]))
+    >>> man["models"][0]["heads"]
+    2
     """
-    stats = _StatsProcess.start() if getattr(args, "stats", False) else None
-    try:
-        return _run(args, stats)
-    finally:
-        if stats is not None:
-            stats.stop()
+    opts = _options(args)
+    entries = _entries(args)
+    if args.executor != "local" or any(not isinstance(e, str) for e in entries):
+        manifest = _survey_units(entries, opts, args)
+    else:
+        manifest = _survey_models(args, opts, on_models)
+    _report(Path(args.out), manifest)
+    return manifest
 
 
-class _StatsProcess:
-    """The statistics step in a process of its own, started with the survey.
-
-    The survey is mostly Python holding the GIL (``--exact``) or BLAS on every core, so
-    work for the statistics in a thread of the survey's process slows the survey by
-    about what it saves (measured: importing ``scipy.stats`` beside it cost the survey
-    1.6 s, more than the import). A process of its own shares no GIL: while the survey
-    runs it imports the statistics' modules and draws the Gaussian baselines (:meth:`ahead`,
-    :func:`qkforms.stats.baseline.compute_ahead`); after the survey :meth:`run` has it
-    compute and write the tables (``qkforms stats`` with its defaults, the same code and
-    numbers as in this process). The process dies with this one
-    (:func:`qkforms.survey.parallel.die_with_parent`) and ignores Ctrl-C (this process
-    stops it).
-    """
-
-    def __init__(self, proc: Any, conn: Any) -> None:
-        self._proc = proc
-        self._conn = conn
-
-    @classmethod
-    def start(cls) -> _StatsProcess | None:
-        """Start the process; None if it cannot be started (the step then runs here)."""
-        import multiprocessing as mp
-        import os
-        import sys
-
-        from qkforms.survey.parallel import single_threaded_children
-
-        try:
-            # fork where it is safe and cheap: on Linux, in a process with no other thread
-            # (as at the start of `qkforms survey`: no thread can hold a lock the child
-            # would need), the child gets numpy and qkforms already imported -- about
-            # 0.5 s of CPU that a spawned interpreter would spend again. Else spawn.
-            safe = sys.platform.startswith("linux") and threading.active_count() == 1
-            ctx: Any = mp.get_context("fork" if safe else "spawn")
-            sys.stdout.flush()
-            sys.stderr.flush()
-            conn, child = ctx.Pipe()
-            proc = ctx.Process(target=_stats_process_main, args=(child, os.getpid()),
-                               name="qkforms-stats", daemon=True)
-            with single_threaded_children():  # the thread policy (qkforms.threads)
-                proc.start()
-        except (OSError, RuntimeError, ValueError):
-            return None
-        child.close()
-        return cls(proc, conn)
-
-    def ahead(self, jobs: list[Any]) -> None:
-        """Have the process draw these baselines (``compute_ahead`` jobs) meanwhile."""
-        try:
-            self._conn.send(("ahead", jobs))
-        except (OSError, ValueError):  # the process is gone: run() reports it
-            pass
-
-    def run(self, out: Path) -> None:
-        """Compute and write the tables of ``out`` in the process; wait for it.
-
-        What the step reports comes back here: its progress events are replayed as
-        this process's own phases (:mod:`qkforms._progress`, with the settings in force
-        here) and its stderr lines are written to this process's stderr.
-
-        Raises
-        ------
-        QKFormsError
-            The step's own error (e.g. unreadable tables), or the process died.
-        """
-        import sys
-
-        from qkforms.errors import QKFormsError
-
-        phases: dict[str, _progress.Phase] = {}
-        try:
-            self._conn.send(("go", str(out)))
-            while True:
-                reply = self._conn.recv()
-                if reply[0] == "progress":
-                    _replay(phases, reply[1])
-                elif reply[0] == "stderr":
-                    sys.stderr.write(reply[1])
-                    sys.stderr.flush()
-                else:
-                    break
-        except (EOFError, OSError) as exc:
-            raise QKFormsError(
-                f"the statistics process ended before writing {out / 'stats'} (exit code "
-                f"{self._proc.exitcode}; killed, most often by the system for lack of "
-                f"memory); the survey is complete: run `qkforms stats {out}`") from exc
-        finally:
-            for p in phases.values():  # left open by a failure: no "done" line
-                p.__exit__(QKFormsError, None, None)
-        if reply[0] == "error":
-            raise reply[1]
-        if reply[0] == "crash":
-            raise QKFormsError(f"the statistics step failed on {out}:\n{reply[1]}")
-
-    def stop(self) -> None:
-        """End the process (at once if it is still waiting) and join it."""
-        try:
-            self._conn.send(("stop",))
-        except (OSError, ValueError):
-            pass
-        self._proc.join(timeout=5)
-        if self._proc.is_alive():  # pragma: no cover - it stops on "stop" or EOF
-            self._proc.terminate()
-            self._proc.join(timeout=5)
-        self._conn.close()
-
-
-def _replay(phases: dict[str, _progress.Phase], event: _progress.ProgressEvent) -> None:
-    """Show a progress event of the statistics process as a phase of this one."""
-    p = phases.get(event.desc)
-    if p is None:
-        p = phases[event.desc] = _progress.phase(event.desc, event.total, unit=event.unit)
-    if event.done > p.done:
-        p.update(event.done - p.done)
-    if event.finished:
-        phases.pop(event.desc).close()
-
-
-class _PipeText:
-    """A text stream whose writes go to the survey process (``("stderr", text)``)."""
-
-    def __init__(self, send: Any) -> None:
-        self._send = send
-
-    def write(self, text: str) -> int:
-        if text:
-            self._send(("stderr", text))
-        return len(text)
-
-    def flush(self) -> None:
-        pass
-
-    def isatty(self) -> bool:
-        return False
-
-
-def _stats_process_main(conn: Any, parent: int) -> None:
-    """The body of :class:`_StatsProcess`: imports, baselines ahead, then the step."""
-    import contextlib
-    import signal
-    import traceback
-
-    from qkforms.survey.parallel import die_with_parent
-    from qkforms.threads import single_threaded_libraries
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    die_with_parent(parent)
-    # the thread policy for this process's life (a forked child inherits the BLAS thread
-    # count; a spawned one was started with single_threaded_children)
-    single_threaded_libraries().__enter__()
-    lock = threading.Lock()
-
-    def send(msg: tuple[Any, ...]) -> None:
-        with lock:  # progress events may come from several threads
-            conn.send(msg)
-
-    def load() -> None:
-        import importlib
-
-        try:
-            for name in ("qkforms.stats.command", "qkforms.stats.observations",
-                         "qkforms.stats.output", "scipy.stats", "pyarrow.parquet"):
-                importlib.import_module(name)
-        except Exception:  # noqa: BLE001 - the step imports again and reports
-            pass
-
-    loader = threading.Thread(target=load, name="qkforms-stats-imports", daemon=True)
-    loader.start()
-    while True:
-        try:
-            msg = conn.recv()
-        except (EOFError, OSError):
-            return
-        if msg[0] == "ahead":
-            from qkforms.stats.baseline import compute_ahead
-
-            compute_ahead(msg[1])
-            continue
-        if msg[0] != "go":
-            return
-        loader.join()
-        from qkforms.errors import QKFormsError
-        from qkforms.stats.command import run as stats_run
-
-        try:
-            with contextlib.redirect_stderr(_PipeText(send)), \
-                    _progress.settings(enabled=False,
-                                       callback=lambda e: send(("progress", e))):
-                stats_run(_stats_args(Path(msg[1])))
-            reply: tuple[Any, ...] = ("done",)
-        except QKFormsError as exc:
-            reply = ("error", exc)
-        except BaseException:  # noqa: BLE001 - handed to the survey process
-            reply = ("crash", traceback.format_exc())
-        try:
-            send(reply)
-        except Exception:  # noqa: BLE001 - e.g. an error that does not pickle
-            send(("crash", str(reply[1])))
-        # the tables are written and closed: leave without the interpreter's teardown
-        # (a few tenths of a second with scipy loaded), which the survey would wait for
-        import os
-        import sys
-
-        sys.stderr.flush()
-        os._exit(0)
-
-
-def _stats_args(out: Path) -> argparse.Namespace:
-    """The arguments of the statistics step that follows the survey: ``qkforms stats``'s
-    defaults on ``out``."""
-    from qkforms.stats.command import configure as stats_configure
-
-    parser = argparse.ArgumentParser()
-    stats_configure(parser)
-    return parser.parse_args([str(out)])
-
-
-def _baseline_jobs(models: list[Any], opts: Any) -> list[Any]:
-    """The Gaussian baselines the statistics step will ask for (``compute_ahead`` jobs).
-
-    The baseline of a layer depends only on its shape, head count and the seed
-    (:mod:`qkforms.stats.baseline`), so it can be drawn while the survey runs; the
-    statistics step then takes the rows instead of computing them (identical: same
-    function, same arguments). A layer whose rows the step does not ask for (failed
-    heads change the count) costs only that background work.
-    """
-    from qkforms.errors import QKFormsError
-    from qkforms.survey.runner import parse_layers, unique_labels
-
-    stats = _stats_args(Path(opts.out))
-    if not stats.baseline:
-        return []
-    _, labels = unique_labels([m.info.name for m in models])
-    jobs = []
-    for m, label in zip(models, labels, strict=True):
-        N, n, n_q = int(m.info.N), int(m.info.n), int(m.info.n_q)
-        count = n_q if stats.baseline_heads is None else min(n_q, stats.baseline_heads)
-        try:
-            layers = parse_layers(opts.layers, m.info.n_layers)
-        except QKFormsError:  # the survey reports it
-            return []
-        jobs += [(count, N, n, int(stats.seed), (label, int(layer), N, n)) for layer in layers]
-    return jobs
-
-
-def _run(args: argparse.Namespace, stats: _StatsProcess | None) -> int:
-    """The survey command proper (:func:`run`); ``stats`` runs the statistics step."""
-    from qkforms.errors import QKFormsError
-    from qkforms.extras import require
-    from qkforms.models import load
-    from qkforms.survey.runner import SurveyOptions, survey
-
+def _options(args: argparse.Namespace) -> SurveyOptions:
+    """The survey options of ``args``, after checking that the run can start at all."""
     # every optional module the run will need, before any work (docs/cli.md)
     require("survey", command="qkforms survey")
     if args.executor == "dask":
@@ -529,12 +325,13 @@ def _run(args: argparse.Namespace, stats: _StatsProcess | None) -> int:
     )
     if args.scheduler and args.executor != "dask":
         raise QKFormsError("--scheduler needs --executor dask")
-    t_start = time.perf_counter()
-    entries = _entries(args)
-    if args.executor != "local" or any(not isinstance(e, str) for e in entries):
-        manifest = _survey_units(entries, opts, args)
-        _finish(Path(args.out), manifest, args, t_start, stats)
-        return 0
+    return opts
+
+
+def _survey_models(args: argparse.Namespace, opts: SurveyOptions,
+                   on_models: Callable[[list[Any], SurveyOptions], None] | None
+                   ) -> dict[str, Any]:
+    """Plain model sources, surveyed in this process (and its workers)."""
     models, load_s = [], []
     with _progress.settings(enabled=opts.progress and _progress.current().enabled):
         for src in _progress.track(args.sources, "open models", unit="model"):
@@ -544,38 +341,16 @@ def _run(args: argparse.Namespace, stats: _StatsProcess | None) -> int:
             load_s.append(time.perf_counter() - t)
     try:
         if args.fold_norm:  # refuse early, before any work, for unsupported architectures
-            from qkforms.survey.runner import norm_gain
-
             for m in models:
                 norm_gain(m, 0)
-        if stats is not None:
-            stats.ahead(_baseline_jobs(models, opts))
-        manifest = survey(models, opts, sources=args.sources, argv=_argv(args), load_seconds=load_s)
+        if on_models is not None:
+            on_models(models, opts)
+        return survey(models, opts, sources=args.sources, argv=_argv(args), load_seconds=load_s)
     finally:
         for m in models:
             close = getattr(m, "close", None)
             if close is not None:
                 close()
-    _finish(Path(args.out), manifest, args, t_start, stats)
-    return 0
-
-
-def _finish(out: Path, manifest: dict[str, Any], args: argparse.Namespace,
-            t_start: float, stats: _StatsProcess | None = None) -> None:
-    """The per-model lines, the observation tables, and the result line with the total
-    wall time (opening the models, the survey and the statistics)."""
-    _report(out, manifest)
-    t_stats = time.perf_counter()
-    if args.stats:
-        progress = not args.no_progress and _progress.current().enabled
-        with _progress.settings(enabled=progress):
-            if stats is not None:
-                stats.run(out)
-                print(f"wrote the observation tables to {out / 'stats'} (observations.md)")
-            else:
-                _observation_tables(out)
-    print(result_line(manifest, stats_s=time.perf_counter() - t_stats if args.stats else None,
-                      total_s=time.perf_counter() - t_start))
 
 
 def result_line(manifest: dict[str, Any], *, stats_s: float | None, total_s: float) -> str:
@@ -590,27 +365,17 @@ def result_line(manifest: dict[str, Any], *, stats_s: float | None, total_s: flo
     >>> result_line(man, stats_s=None, total_s=12.2)
     'done in 12.2 s (open 1.2 s, survey 10.9 s; no statistics: --no-stats)'
     """
-    from qkforms._progress import format_seconds
-
     load_s = sum(float((e.get("timings") or {}).get("load_s") or 0.0)
                  for e in manifest.get("models", []))
     survey_s = float((manifest.get("timings") or {}).get("total_s") or 0.0)
-    parts = f"open {format_seconds(load_s)}, survey {format_seconds(survey_s)}"
-    tail = (f", statistics {format_seconds(stats_s)}" if stats_s is not None
+    parts = f"open {_progress.format_seconds(load_s)}, survey {_progress.format_seconds(survey_s)}"
+    tail = (f", statistics {_progress.format_seconds(stats_s)}" if stats_s is not None
             else "; no statistics: --no-stats")
-    return f"done in {format_seconds(total_s)} ({parts}{tail})"
+    return f"done in {_progress.format_seconds(total_s)} ({parts}{tail})"
 
 
 def _entries(args: argparse.Namespace) -> list[Any]:
     """The sources as plain model sources (str) and training runs (Series)."""
-    from qkforms.errors import QKFormsError
-    from qkforms.survey.series import (
-        discover_run,
-        is_run_directory,
-        series_from_paths,
-        series_from_revisions,
-    )
-
     if args.revisions:
         if len(args.sources) != 1:
             raise QKFormsError("--revisions takes exactly one SOURCE (a hub id), got "
@@ -626,18 +391,13 @@ def _entries(args: argparse.Namespace) -> list[Any]:
 
 
 def _survey_units(entries: list[Any], opts: Any, args: argparse.Namespace) -> dict[str, Any]:
-    """Runs and/or the dask executor: through :func:`qkforms.survey.series.survey_units`."""
-    from qkforms.models import load
-    from qkforms.survey.series import Series, survey_units, units_for
-
+    """Runs and/or the dask executor: through :func:`qkforms.survey.training_runs.survey_units`."""
     names = []
     for e in entries:  # open the plain models first: their names, and errors before any work
         if isinstance(e, str):
             with load(e, download=args.download, qk_norm=args.qk_norm,
                       checksum=args.sha256) as m:
                 if args.fold_norm:
-                    from qkforms.survey.runner import norm_gain
-
                     norm_gain(m, 0)
                 names.append(m.info.name)
     series = [e for e in entries if isinstance(e, Series)]
@@ -646,9 +406,7 @@ def _survey_units(entries: list[Any], opts: Any, args: argparse.Namespace) -> di
 
 def _report(out: Path, manifest: dict[str, Any]) -> None:
     """One line per model and per training run."""
-    import pyarrow.parquet as pq
-
-    from qkforms.survey.summary import model_summary
+    import pyarrow.parquet as pq  # the survey wrote it: pyarrow is loaded
 
     heads = pq.read_table(out / "heads.parquet")
     for entry in manifest["models"]:
@@ -680,11 +438,3 @@ def _report(out: Path, manifest: dict[str, Any]) -> None:
               f"{steps[-1]}), {last['heads']} heads per checkpoint; last checkpoint: "
               f"{last['ok']} ok, balanced {last['balanced']}")
     print(f"wrote {out / 'heads.parquet'} and summary.md")
-
-
-def _observation_tables(out: Path) -> None:
-    """Write the observation tables of ``qkforms stats`` (defaults) to ``out/stats``."""
-    from qkforms.stats.command import run as stats_run
-
-    stats_run(_stats_args(out))
-    print(f"wrote the observation tables to {out / 'stats'} (observations.md)")

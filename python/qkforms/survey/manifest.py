@@ -21,14 +21,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from qkforms import __version__
 from qkforms.errors import QKFormsError
 from qkforms.models.records import ModelInfo
+from qkforms.models.scoremap import QK_NORM_POLICY_MEANINGS, score_notes
 from qkforms.survey.store import PartStore
-from qkforms.tolerances import thresholds
+from qkforms.tolerances import BAND_FLOAT_ALLOWANCE, BAND_RIGOR_FACTOR, BAND_RIGOR_FLOOR, thresholds
 
 if TYPE_CHECKING:
     from qkforms.models import Model
-    from qkforms.survey.runner import SurveyOptions
+    from qkforms.survey.options import SurveyOptions
 
 __all__ = [
     "ModelRun",
@@ -55,8 +57,6 @@ class ModelRun:
 
 def run_fingerprint(info: ModelInfo, opts: SurveyOptions, source: str) -> dict[str, Any]:
     """What the parts of a model were computed from (``run.json``)."""
-    from qkforms import __version__
-
     return {
         "source": source,
         "name": info.name,
@@ -147,8 +147,6 @@ def bands_text(bands: bool, certify: bool) -> str | None:
     """
     if not bands:
         return None
-    from qkforms.tolerances import BAND_FLOAT_ALLOWANCE, BAND_RIGOR_FACTOR, BAND_RIGOR_FLOOR
-
     centre = ("centred on the certified spectra (--certify): band_kind 'rigorous'" if certify
               else f"centred on the float64 spectra, taken as exact up to "
               f"{BAND_FLOAT_ALLOWANCE:g} |L| (band_kind 'rigorous-float'; add --certify "
@@ -167,8 +165,6 @@ def manifest(models: Sequence[Model], srcs: Sequence[str | None], runs: Sequence
              version: str) -> dict[str, Any]:
     """The ``manifest.json`` of a survey (``heads``: the merged heads table)."""
     import pyarrow as pa
-
-    from qkforms.models.scoremap import QK_NORM_POLICY_MEANINGS, score_notes
 
     entries = []
     model_col = heads.column("model").to_pylist()

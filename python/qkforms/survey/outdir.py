@@ -38,6 +38,7 @@ from typing import Any
 
 from qkforms._fs import file_kind, read_json, remove_files
 from qkforms.errors import OutputError, QKFormsError, SurveyLockedError, UnsafePathError
+from qkforms.survey.store import PART_NAME
 
 __all__ = [
     "DIRECTORIES",
@@ -425,8 +426,6 @@ def sanitize(out: str | os.PathLike[str]) -> list[str]:
     ...     print("symbolic link" in str(exc))
     True
     """
-    from qkforms.survey.store import PART_NAME
-
     out = Path(out)
     removed: list[str] = []
 

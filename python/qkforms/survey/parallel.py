@@ -8,7 +8,8 @@ parallelism is the survey's own (the thread policy of :mod:`qkforms.threads`): c
 threads over slices of a layer's heads (:func:`map_slices`), a reader thread that
 decodes the next layer meanwhile (:func:`prefetched`), and worker processes over
 layers (:func:`run_processes`).
-Nothing here knows what is computed; :mod:`qkforms.survey.runner` says that.
+Nothing here knows what is computed; :mod:`qkforms.survey.layer` and
+:mod:`qkforms.survey.pipeline` say that.
 
 Examples
 --------
@@ -30,6 +31,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, TypeVar
 
+from qkforms.errors import QKFormsError
 from qkforms.threads import map_slices, single_threaded_libraries
 
 __all__ = [
@@ -290,8 +292,6 @@ def _run_pool(task: Callable[..., T], calls: Sequence[tuple[Any, ...]], *, worke
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
-
-    from qkforms.errors import QKFormsError
 
     pool = None
     try:

@@ -3,7 +3,7 @@
 :data:`HEADS` and :data:`SPECTRA` list every column of ``heads.parquet`` and
 ``spectra.parquet`` as a :class:`Column` (name, arrow type, nullable, meaning, and
 which part of the run fills it). Everything else derives from them: the column-name
-tuples, the statistic columns that :func:`qkforms.survey.statistics.head_statistics`
+tuples, the statistic columns that :func:`qkforms.survey.head_statistics.head_statistics`
 computes (:data:`INT_COLUMNS`, :data:`FLOAT_COLUMNS`), the pyarrow schemas
 (:func:`heads_schema`, :func:`spectra_schema`, built on demand so that importing this
 module does not import pyarrow), the columns the statistics read, and the column

@@ -21,7 +21,10 @@ from typing import Any
 
 import numpy as np
 
+from qkforms.exact.enclosure import CERTIFIED_STATS, decide
+from qkforms.survey.balance import balance_counts
 from qkforms.survey.store import atomic_write_bytes
+from qkforms.tolerances import NEAR_THETA
 
 __all__ = ["MEDIAN_COLUMNS", "model_summary", "write_summary"]
 
@@ -39,12 +42,12 @@ def model_summary(heads: Any, model: str, step: int | None = None) -> dict[str, 
     --------
     >>> import numpy as np
     >>> from types import SimpleNamespace
-    >>> from qkforms.survey.runner import process_layer
+    >>> from qkforms.survey.layer import LayerInputs, process_layer
     >>> from qkforms.survey.summary import model_summary
     >>> rng = np.random.default_rng(0)
     >>> lw = SimpleNamespace(layer=0, W_Q=rng.standard_normal((3, 2, 8)),
     ...                      W_K=rng.standard_normal((3, 2, 8)), kv_index=np.arange(3))
-    >>> t = process_layer(lw, SimpleNamespace(N=8, n=2), model="toy").heads
+    >>> t = process_layer(lw, SimpleNamespace(N=8, n=2), LayerInputs("toy")).heads
     >>> s = model_summary(t, "toy")
     >>> s["heads"], s["ok"], s["failed"], s["balanced"], s["thm3_met"], s["decided_exact"]
     (3, 3, 0, 3, 3, 0)
@@ -57,8 +60,6 @@ def model_summary(heads: Any, model: str, step: int | None = None) -> dict[str, 
 
 def _summary_of(rows: Any, model: str) -> dict[str, Any]:
     """:func:`model_summary` of rows already selected."""
-    from qkforms.survey.balance import balance_counts
-
     cols = {name: rows.column(name).to_pylist() for name in rows.column_names}
     status = cols["status"]
     ok = [i for i, s in enumerate(status) if s == "ok"]
@@ -97,9 +98,6 @@ def _summary_of(rows: Any, model: str) -> dict[str, Any]:
 
 def _near_theta(cols: dict[str, list[Any]], rows: list[int]) -> tuple[int | None, int | None]:
     """Heads certainly within NEAR_THETA of Θ, and heads undecided, among ``rows``."""
-    from qkforms.exact.enclosure import decide
-    from qkforms.tolerances import NEAR_THETA
-
     if not rows:
         return None, None
     lo = np.array([cols["theta_dist_lo"][i] for i in rows], dtype=np.float64)
@@ -110,8 +108,6 @@ def _near_theta(cols: dict[str, list[Any]], rows: list[int]) -> tuple[int | None
 
 def _max_width(cols: dict[str, list[Any]], rows: list[int]) -> float | None:
     """Largest interval width over the certified statistics of ``rows``."""
-    from qkforms.exact.enclosure import CERTIFIED_STATS
-
     widths = [cols[f"{s}_hi"][i] - cols[f"{s}_lo"][i] for s in CERTIFIED_STATS for i in rows
               if cols[f"{s}_lo"][i] is not None and cols[f"{s}_hi"][i] is not None]
     finite = [w for w in widths if np.isfinite(w)]
@@ -136,12 +132,12 @@ def write_summary(path: Path, heads: Any, manifest: dict[str, Any]) -> str:
     >>> import tempfile, pathlib
     >>> import numpy as np
     >>> from types import SimpleNamespace
-    >>> from qkforms.survey.runner import process_layer
+    >>> from qkforms.survey.layer import LayerInputs, process_layer
     >>> from qkforms.survey.summary import write_summary
     >>> rng = np.random.default_rng(0)
     >>> lw = SimpleNamespace(layer=0, W_Q=rng.standard_normal((2, 2, 8)),
     ...                      W_K=rng.standard_normal((2, 2, 8)), kv_index=np.arange(2))
-    >>> heads = process_layer(lw, SimpleNamespace(N=8, n=2), model="toy").heads
+    >>> heads = process_layer(lw, SimpleNamespace(N=8, n=2), LayerInputs("toy")).heads
     >>> entry = {"model": "toy", "architecture": "gpt2", "n_layers": 1, "n_q": 2,
     ...          "n_kv": 2, "N": 8, "n": 2, "positional": "absolute", "dtype": "float32",
     ...          "layers": [0]}
@@ -170,8 +166,6 @@ def write_summary(path: Path, heads: Any, manifest: dict[str, Any]) -> str:
         lines.append("")
         lines += ["| count | value |", "|---|---|"] + _balance_lines(s)
         if s["enclosed"] is not None:
-            from qkforms.tolerances import NEAR_THETA
-
             lines += [
                 f"| certified intervals (max width {s['max_width']:.1e}) | {s['enclosed']} |",
                 f"| certainly within {NEAR_THETA:g} of Θ | {s['near_theta']} |",

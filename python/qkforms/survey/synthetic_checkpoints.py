@@ -15,7 +15,7 @@ and refusing large-vocabulary files).
 Examples
 --------
 >>> import tempfile
->>> from qkforms.survey.synthetic import write_llama_checkpoint
+>>> from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint
 >>> d = write_llama_checkpoint(tempfile.mkdtemp(), n_layers=2, N=32, n=4, n_q=4, n_kv=2)
 >>> import qkforms.models as qm
 >>> m = qm.load(d)
@@ -44,7 +44,7 @@ def to_bfloat16_bits(x: np.ndarray) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from qkforms.survey.synthetic import to_bfloat16_bits
+    >>> from qkforms.survey.synthetic_checkpoints import to_bfloat16_bits
     >>> to_bfloat16_bits(np.array([1.0, -2.0, 1.00390625], dtype=np.float32)).tolist()
     [16256, 49152, 16256]
     """
@@ -107,44 +107,24 @@ def write_llama_checkpoint(
         raise ParameterError("scale needs dtype='F64' (other dtypes cannot hold scaled weights)")
     out = Path(path)
     out.mkdir(parents=True, exist_ok=True)
-    nan_set = set(nan_heads)
-    degen = set(degenerate_heads)
-    group = n_q // n_kv
-    config = {
-        "architectures": ["MistralForCausalLM" if model_type == "mistral" else "LlamaForCausalLM"],
-        "model_type": model_type,
-        "_name_or_path": name or f"synthetic-{model_type}-{n_layers}x{n_q}q{n_kv}kv-{N}-{n}",
-        "hidden_size": N,
-        "num_attention_heads": n_q,
-        "num_key_value_heads": n_kv,
-        "head_dim": n,
-        "num_hidden_layers": n_layers,
-        "intermediate_size": 4 * N,
-        "vocab_size": 32,
-        "rope_theta": rope_theta,
-        "rms_norm_eps": 1e-5,
-        "max_position_embeddings": 4096,
-        "torch_dtype": {"BF16": "bfloat16", "F32": "float32", "F64": "float64"}[dtype],
-    }
+    config = _llama_config(model_type=model_type, n_layers=n_layers, N=N, n=n, n_q=n_q,
+                           n_kv=n_kv, dtype=dtype, rope_theta=rope_theta, name=name)
     (out / "config.json").write_text(json.dumps(config, indent=1), encoding="utf-8")
-    itemsize = {"BF16": 2, "F32": 4, "F64": 8}[dtype]
-    tensors: list[tuple[str, tuple[int, ...]]] = []
-    for layer in range(n_layers):
-        base = f"model.layers.{layer}"
-        tensors.append((f"{base}.self_attn.q_proj.weight", (n_q * n, N)))
-        tensors.append((f"{base}.self_attn.k_proj.weight", (n_kv * n, N)))
-        if norms:
-            tensors.append((f"{base}.input_layernorm.weight", (N,)))
-    header: dict[str, object] = {"__metadata__": {"format": "pt"}}
-    offset = 0
-    for tname, shape in tensors:
-        size = int(np.prod(shape)) * itemsize
-        header[tname] = {
-            "dtype": dtype, "shape": list(shape), "data_offsets": [offset, offset + size],
-        }
-        offset += size
-    head = json.dumps(header).encode("utf-8")
-    head += b" " * (-len(head) % 8)
+    head = _safetensors_header(_llama_tensors(n_layers, N, n, n_q, n_kv, norms), dtype)
+    _write_llama_weights(out / "model.safetensors", head, n_layers=n_layers, N=N, n=n,
+                         n_q=n_q, n_kv=n_kv, dtype=dtype, seed=seed, scale=scale, pull=pull,
+                         norms=norms, nan_heads=set(nan_heads),
+                         degenerate_heads=set(degenerate_heads))
+    return out
+
+
+def _write_llama_weights(path: Path, head: bytes, *, n_layers: int, N: int, n: int, n_q: int,
+                         n_kv: int, dtype: str, seed: int, scale: float, pull: float,
+                         norms: bool, nan_heads: set[tuple[int, int]],
+                         degenerate_heads: set[tuple[int, int]]) -> None:
+    """The safetensors file of :func:`write_llama_checkpoint`: its header, then every
+    layer's query and key maps (and norm gains), drawn layer by layer from ``seed``."""
+    nan_set, degen, group = nan_heads, degenerate_heads, n_q // n_kv
     rng = np.random.default_rng(seed)
     weight_scale = scale
     init_scale = np.float32(1.0 / np.sqrt(N))
@@ -154,7 +134,7 @@ def write_llama_checkpoint(
             return (a.astype(np.float64) * factor).astype("<f8").tobytes()
         return (to_bfloat16_bits(a) if dtype == "BF16" else a.astype("<f4")).tobytes()
 
-    with open(out / "model.safetensors", "wb") as f:
+    with open(path, "wb") as f:
         f.write(len(head).to_bytes(8, "little"))
         f.write(head)
         for layer in range(n_layers):
@@ -173,7 +153,55 @@ def write_llama_checkpoint(
             if norms:
                 gamma = (1.0 + 0.1 * rng.standard_normal(N)).astype(np.float32)
                 f.write(encode(gamma, 1.0))
-    return out
+
+
+def _llama_config(*, model_type: str, n_layers: int, N: int, n: int, n_q: int, n_kv: int,
+                  dtype: str, rope_theta: float, name: str | None) -> dict[str, object]:
+    """The ``config.json`` of :func:`write_llama_checkpoint`."""
+    return {
+        "architectures": ["MistralForCausalLM" if model_type == "mistral" else "LlamaForCausalLM"],
+        "model_type": model_type,
+        "_name_or_path": name or f"synthetic-{model_type}-{n_layers}x{n_q}q{n_kv}kv-{N}-{n}",
+        "hidden_size": N,
+        "num_attention_heads": n_q,
+        "num_key_value_heads": n_kv,
+        "head_dim": n,
+        "num_hidden_layers": n_layers,
+        "intermediate_size": 4 * N,
+        "vocab_size": 32,
+        "rope_theta": rope_theta,
+        "rms_norm_eps": 1e-5,
+        "max_position_embeddings": 4096,
+        "torch_dtype": {"BF16": "bfloat16", "F32": "float32", "F64": "float64"}[dtype],
+    }
+
+
+def _llama_tensors(n_layers: int, N: int, n: int, n_q: int, n_kv: int,
+                   norms: bool) -> list[tuple[str, tuple[int, ...]]]:
+    """The tensors of :func:`write_llama_checkpoint`, in file order, with their shapes."""
+    tensors: list[tuple[str, tuple[int, ...]]] = []
+    for layer in range(n_layers):
+        base = f"model.layers.{layer}"
+        tensors.append((f"{base}.self_attn.q_proj.weight", (n_q * n, N)))
+        tensors.append((f"{base}.self_attn.k_proj.weight", (n_kv * n, N)))
+        if norms:
+            tensors.append((f"{base}.input_layernorm.weight", (N,)))
+    return tensors
+
+
+def _safetensors_header(tensors: list[tuple[str, tuple[int, ...]]], dtype: str) -> bytes:
+    """The JSON header of a safetensors file of ``tensors`` (padded to 8 bytes)."""
+    itemsize = {"BF16": 2, "F32": 4, "F64": 8}[dtype]
+    header: dict[str, object] = {"__metadata__": {"format": "pt"}}
+    offset = 0
+    for tname, shape in tensors:
+        size = int(np.prod(shape)) * itemsize
+        header[tname] = {
+            "dtype": dtype, "shape": list(shape), "data_offsets": [offset, offset + size],
+        }
+        offset += size
+    head = json.dumps(header).encode("utf-8")
+    return head + b" " * (-len(head) % 8)
 
 
 def write_series(
@@ -200,8 +228,8 @@ def write_series(
     Examples
     --------
     >>> import tempfile
-    >>> from qkforms.survey.series import discover_run
-    >>> from qkforms.survey.synthetic import write_series
+    >>> from qkforms.survey.training_runs import discover_run
+    >>> from qkforms.survey.synthetic_checkpoints import write_series
     >>> run = write_series(tempfile.mkdtemp() + "/run", [0, 50, 100], n_layers=1)
     >>> s = discover_run(run)
     >>> s.steps, [c.tokens_seen for c in s.checkpoints]
@@ -246,7 +274,7 @@ def write_gguf_checkpoint(
     Examples
     --------
     >>> import os, tempfile
-    >>> from qkforms.survey.synthetic import write_gguf_checkpoint
+    >>> from qkforms.survey.synthetic_checkpoints import write_gguf_checkpoint
     >>> import qkforms.models as qm
     >>> p = write_gguf_checkpoint(os.path.join(tempfile.mkdtemp(), "m.gguf"), vocab=50,
     ...                           qk_norm=False)

@@ -20,7 +20,7 @@ import sympy
 
 import qkforms as qk
 from qkforms import exact
-from qkforms.survey.runner import process_layer
+from qkforms.survey.layer import LayerInputs, LayerOptions, process_layer
 
 N, n = 12, 4
 
@@ -67,9 +67,12 @@ def _ranks(W_Q: np.ndarray, W_K: np.ndarray) -> tuple[int, int, int]:
     return len(live), M.rank(), (Ml.rank() if Ml is not None else 0)
 
 
-def _survey(W_Q: np.ndarray, W_K: np.ndarray, **kw: object) -> dict:
+def _survey(W_Q: np.ndarray, W_K: np.ndarray, exact: bool = False,
+            certify: bool = False) -> dict:
     lw = SimpleNamespace(layer=0, W_Q=W_Q[None], W_K=W_K[None], kv_index=np.array([0]))
-    return process_layer(lw, SimpleNamespace(N=N, n=n), model="t", **kw).heads.to_pylist()[0]
+    res = process_layer(lw, SimpleNamespace(N=N, n=n), LayerInputs("t"),
+                        LayerOptions(exact=exact, certify=certify))
+    return res.heads.to_pylist()[0]
 
 
 @pytest.mark.parametrize("name", list(FAMILIES))
@@ -197,7 +200,7 @@ def test_observation1_and_summary_tell_the_whole_story(tmp_path: Path) -> None:
     W_Q = np.stack([FAMILIES[k][0] for k in names])
     W_K = np.stack([FAMILIES[k][1] for k in names])
     lw = SimpleNamespace(layer=0, W_Q=W_Q, W_K=W_K, kv_index=np.arange(len(names)))
-    res = process_layer(lw, SimpleNamespace(N=N, n=n), model="fam", exact=True)
+    res = process_layer(lw, SimpleNamespace(N=N, n=n), LayerInputs("fam"), LayerOptions(exact=True))
     entry = {"model": "fam", "architecture": "test", "n_layers": 1, "n_q": len(names),
              "n_kv": len(names), "N": N, "n": n, "positional": "none", "dtype": "float64",
              "layers": [0]}
@@ -231,7 +234,7 @@ def test_hf_checkpoint_with_zero_norm_gains_torch_free(tmp_path: Path) -> None:
 
     import qkforms.models as qm
     from qkforms.cli import main
-    from qkforms.survey.synthetic import write_llama_checkpoint
+    from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint
 
     d = write_llama_checkpoint(tmp_path / "ck", n_layers=2, N=24, n=4, n_q=2, n_kv=1,
                                dtype="F32", seed=3, norms=True)
@@ -275,7 +278,7 @@ def test_hf_checkpoint_with_zero_norm_gains_torch_free(tmp_path: Path) -> None:
 def test_report_lists_heads_that_are_not_ok(tmp_path: Path) -> None:
     from qkforms.cli import main
     from qkforms.report.build import build_report
-    from qkforms.survey.synthetic import write_llama_checkpoint
+    from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint
 
     d = write_llama_checkpoint(tmp_path / "ck", n_layers=2, N=24, n=4, n_q=2, n_kv=1,
                                seed=4, nan_heads=[(1, 0)], degenerate_heads=[(0, 1)])

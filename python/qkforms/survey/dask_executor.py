@@ -1,7 +1,7 @@
 """Running survey layer tasks on a Dask cluster (``qkforms survey --executor dask``).
 
 A task is one (model or checkpoint, layer): :class:`LayerTask`. On a worker it runs the
-survey's own layer computation (:func:`qkforms.survey.runner.compute_layer`: open the
+survey's own layer computation (:func:`qkforms.survey.pipeline.compute_layer`: open the
 checkpoint, read the layer, compute) and **returns the layer's tables**; the driver
 (the dask client, this process) writes each returned layer's part atomically under
 ``DIR/parts/<key>/`` as it arrives, and merges the parts in (unit, layer) order at the
@@ -29,7 +29,7 @@ the workers' environment.
 
 Examples
 --------
->>> from qkforms.survey.executors import LayerTask
+>>> from qkforms.survey.dask_executor import LayerTask
 >>> LayerTask("ckpt", "out", "run.step-000000010", "run", 3, False, 10, None).layer
 3
 """
@@ -43,12 +43,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from qkforms.arguments import env_number
 from qkforms.errors import QKFormsError
-
-if TYPE_CHECKING:
-    from qkforms.survey.runner import SurveyOptions
+from qkforms.survey.options import SurveyOptions
+from qkforms.survey.pipeline import compute_layer, layer_progress, write_layer
+from qkforms.survey.store import PartStore
+from qkforms.threads import compute_threads
 
 __all__ = ["HOLD_ENV", "LayerTask", "dask_client", "run_dask_layers"]
 
@@ -86,7 +88,7 @@ def dask_client(*, scheduler: str | None = None, client: Any = None, n_workers: 
 
     Examples
     --------
-    >>> from qkforms.survey.executors import dask_client
+    >>> from qkforms.survey.dask_executor import dask_client
     >>> with dask_client(n_workers=1, processes=False) as c:
     ...     c.submit(sum, [1, 2]).result()
     3
@@ -127,15 +129,11 @@ def _hold(task: LayerTask) -> None:
         return
     marker = Path(hold) / f"{task.key}-L{task.layer:04d}.{os.getpid()}.started"
     marker.write_text(str(os.getpid()), encoding="utf-8")
-    from qkforms.cli import env_number
-
     time.sleep(env_number(f"{HOLD_ENV}_S", 1.0))
 
 
 def _run_task(task: LayerTask, opts: dict[str, Any]) -> Any:
     """The worker side: one layer computed and returned (a ``LayerResult``); no write."""
-    from qkforms.survey.runner import compute_layer
-
     _hold(task)
     return compute_layer(task.source, task.label, task.layer, opts, task.keep_factors,
                          step=task.step, tokens_seen=task.tokens_seen)
@@ -162,10 +160,6 @@ def run_dask_layers(tasks: list[LayerTask], opts: SurveyOptions, *,
     """
     if not tasks:
         return []
-    from qkforms.survey.runner import layer_progress, write_layer
-    from qkforms.survey.store import PartStore
-    from qkforms.threads import compute_threads
-
     odict = asdict(opts)
     odict["out"] = str(opts.out)
     if odict.get("threads") is None:  # a remote worker's cores are its own business

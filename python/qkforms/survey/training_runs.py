@@ -21,13 +21,13 @@ run's name in ``model`` and the checkpoint's ``step`` / ``tokens_seen``; its par
 in ``DIR/parts/<run>.step-<step:09d>/`` so that ``--resume`` works per
 (checkpoint, layer). :func:`survey_units` runs the units with the local executor
 (each checkpoint through the survey's layer pipeline,
-:func:`qkforms.survey.runner.survey_model`) or the dask executor
-(:mod:`qkforms.survey.executors`: every (checkpoint, layer) task at once), then merges
+:func:`qkforms.survey.pipeline.survey_model`) or the dask executor
+(:mod:`qkforms.survey.dask_executor`: every (checkpoint, layer) task at once), then merges
 the parts in (unit, layer) order and writes one manifest describing the run.
 
 Examples
 --------
->>> from qkforms.survey.series import step_from_name
+>>> from qkforms.survey.training_runs import step_from_name
 >>> step_from_name("checkpoint-1200"), step_from_name("global_step30"), step_from_name("main")
 (1200, 30, None)
 """
@@ -43,13 +43,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from qkforms._fs import read_json
 from qkforms.errors import CheckpointError, QKFormsError, UnsafePathError, format_value
+from qkforms.models import load
+from qkforms.models.sources import resolve_hub
+from qkforms.survey.dask_executor import LayerTask, run_dask_layers
+from qkforms.survey.options import SurveyOptions, parse_layers
+from qkforms.survey.outdir import OutputLock, check_resume_models, open_output
+from qkforms.survey.pipeline import finish_survey, prepare_model, survey_model, unique_labels
 
 if TYPE_CHECKING:
     from qkforms.models import Model
     from qkforms.survey.manifest import ModelRun
-    from qkforms.survey.outdir import OutputLock
-    from qkforms.survey.runner import SurveyOptions
 
 __all__ = [
     "Checkpoint",
@@ -77,7 +82,7 @@ def step_from_name(name: str) -> int | None:
 
     Examples
     --------
-    >>> from qkforms.survey.series import step_from_name
+    >>> from qkforms.survey.training_runs import step_from_name
     >>> [step_from_name(s) for s in ("step_40", "step-7", "ckpt5", "checkpoint-x")]
     [40, 7, 5, None]
 
@@ -155,8 +160,6 @@ def read_trainer_state(directory: str | os.PathLike[str]) -> tuple[int | None, i
     >>> read_trainer_state(d), read_trainer_state(d / "nowhere")
     ((50, 6400), (None, None))
     """
-    from qkforms._fs import read_json
-
     path = Path(directory) / "trainer_state.json"
     if not os.path.lexists(path):  # a FIFO or device is refused below, never "absent"
         return None, None
@@ -324,8 +327,6 @@ def series_from_revisions(repo_id: str, revisions: Sequence[str], *, download: b
     CheckpointError
         The step of a revision cannot be told, or two revisions share one.
     """
-    from qkforms.models.sources import resolve_hub
-
     found = []
     for rev in revisions:
         snap = Path(resolve_hub(repo_id, download, revision=rev))
@@ -379,14 +380,12 @@ def units_for(entries: Sequence[str | Series], *, names: Sequence[str] | None = 
 
     Examples
     --------
-    >>> from qkforms.survey.series import Checkpoint, Series, units_for
+    >>> from qkforms.survey.training_runs import Checkpoint, Series, units_for
     >>> run = Series("tiny", "/r", [Checkpoint("/r/c-0", 0, None, "c-0", "name"),
     ...                             Checkpoint("/r/c-5", 5, 80, "c-5", "name")])
     >>> [(u.label, u.key, u.step) for u in units_for([run])]
     [('tiny', 'tiny.step-000000000', 0), ('tiny', 'tiny.step-000000005', 5)]
     """
-    from qkforms.survey.runner import unique_labels
-
     plain = iter(names or [])
     names_all = [e.name if isinstance(e, Series) else next(plain, str(e)) for e in entries]
     keys, labels = unique_labels(names_all)
@@ -436,7 +435,7 @@ def survey_units(
     With ``opts.executor == "local"`` each unit goes through the survey's layer pipeline
     in turn (read-ahead, compute threads, ``--workers`` processes); with ``"dask"``
     every (unit, layer) task not already done goes to a dask cluster at once
-    (:func:`qkforms.survey.executors.run_dask_layers`). Either way each layer is one
+    (:func:`qkforms.survey.dask_executor.run_dask_layers`). Either way each layer is one
     atomic part, and the merge reads the parts in (unit, layer) order, so the tables
     do not depend on the executor.
 
@@ -456,9 +455,9 @@ def survey_units(
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> from qkforms.survey.runner import SurveyOptions
-    >>> from qkforms.survey.series import discover_run, survey_units, units_for
-    >>> from qkforms.survey.synthetic import write_llama_checkpoint
+    >>> from qkforms.survey.options import SurveyOptions
+    >>> from qkforms.survey.training_runs import discover_run, survey_units, units_for
+    >>> from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint
     >>> tmp = pathlib.Path(tempfile.mkdtemp())
     >>> for step in (0, 10):
     ...     _ = write_llama_checkpoint(tmp / "run" / f"checkpoint-{step}", n_layers=2, N=16,
@@ -469,8 +468,6 @@ def survey_units(
     >>> man["runs"][0]["steps"], [m["step"] for m in man["models"]]
     ([0, 10], [0, 10])
     """
-    from qkforms.survey.outdir import check_resume_models, open_output
-
     t_start = time.perf_counter()
     with open_output(opts.out) as lock:
         if opts.resume:
@@ -483,16 +480,12 @@ def _survey_units(units: Sequence[Unit], opts: SurveyOptions, lock: OutputLock, 
                   argv: Sequence[str] | None, client: Any, series: Any,
                   t_start: float) -> dict[str, Any]:
     """:func:`survey_units` once the output directory is checked and locked."""
-    from qkforms.survey.runner import finish_survey, prepare_model, survey_model
-
     out = Path(opts.out)
     if opts.executor == "local":
         infos, runs, _ = _load_each(units, opts, lambda u, model, layers: (survey_model(
             model, u.source, u.key, u.label, opts, layers, step=u.step,
             tokens_seen=u.tokens_seen, lock=lock), []))
     elif opts.executor == "dask":
-        from qkforms.survey.executors import LayerTask, run_dask_layers
-
         infos, runs, todos = _load_each(units, opts, lambda u, model, layers: prepare_model(
             model, u.source, u.key, u.label, opts, layers, step=u.step,
             tokens_seen=u.tokens_seen))
@@ -529,9 +522,6 @@ def _load_each(units: Sequence[Unit], opts: SurveyOptions,
     Returns the models, the runs and the layers ``start`` left to do; each run's timings
     get the load time.
     """
-    from qkforms.models import load
-    from qkforms.survey.runner import parse_layers
-
     models, runs, todos = [], [], []
     first: dict[str, tuple[Unit, Model]] = {}  # the first checkpoint of each run
     for u in units:
@@ -568,7 +558,7 @@ def check_same_architecture(first: Unit, first_model: Model, unit: Unit, model: 
     --------
     >>> import tempfile, pathlib
     >>> from qkforms.models import load
-    >>> from qkforms.survey.synthetic import write_llama_checkpoint
+    >>> from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint
     >>> tmp = pathlib.Path(tempfile.mkdtemp())
     >>> a = write_llama_checkpoint(tmp / "step10", n_layers=1, N=16, n=2, n_q=2, n_kv=1)
     >>> b = write_llama_checkpoint(tmp / "step20", n_layers=1, N=32, n=2, n_q=2, n_kv=1)

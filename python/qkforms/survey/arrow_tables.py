@@ -2,7 +2,7 @@
 
 The columns and their types come from :mod:`qkforms.survey.schema`; the values from
 the Gram engine (:class:`qkforms.gram.LayerSpectra`), the per-head statistics
-(:func:`qkforms.survey.statistics.head_columns`), exact certification and the certified
+(:func:`qkforms.survey.head_statistics.head_columns`), exact certification and the certified
 enclosures (:func:`certify_columns`). pyarrow is
 imported here and only here (besides the store's parquet I/O).
 
@@ -10,8 +10,8 @@ Examples
 --------
 >>> import numpy as np
 >>> from qkforms.gram import layer_spectra
->>> from qkforms.survey.statistics import head_columns
->>> from qkforms.survey.tables import heads_table
+>>> from qkforms.survey.head_statistics import head_columns
+>>> from qkforms.survey.arrow_tables import heads_table
 >>> rng = np.random.default_rng(0)
 >>> sp = layer_spectra(rng.standard_normal((2, 2, 9)), rng.standard_normal((1, 2, 9)),
 ...                    np.array([0, 0]))
@@ -80,7 +80,7 @@ def heads_table(model: str, layer: int, kv_index: NDArray[np.int64], N: int, n: 
     error
         Why each head is not ``ok`` (None for ok heads).
     cols
-        Output of :func:`qkforms.survey.statistics.head_columns` (``status`` and every
+        Output of :func:`qkforms.survey.head_statistics.head_columns` (``status`` and every
         statistic column; NaN or None is null), possibly decided further by ``--exact``.
     certify
         The :data:`~qkforms.survey.schema.CERTIFY_COLUMNS` (a list per column, None

@@ -15,7 +15,7 @@ import qkforms as qk  # noqa: E402
 from qkforms.cli import main  # noqa: E402
 from qkforms.errors import QKFormsError, UnsupportedArchitectureError  # noqa: E402
 from qkforms.survey.schema import HEADS_COLUMNS, SPECTRA_COLUMNS  # noqa: E402
-from qkforms.survey.synthetic import write_llama_checkpoint  # noqa: E402
+from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint  # noqa: E402
 
 
 def _has(source: str) -> bool:
@@ -222,8 +222,8 @@ def test_fold_norm_refused_for_unknown_norm_placement(tmp_path: Path) -> None:
     import dataclasses
 
     import qkforms.models as qm
-    from qkforms.survey.runner import norm_gain
-    from qkforms.survey.synthetic import write_llama_checkpoint
+    from qkforms.survey.layer import norm_gain
+    from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint
 
     # a checkpoint without norm tensors: the norm is absent
     bare = qm.load(
@@ -320,7 +320,7 @@ def test_unreadable_layer_is_recorded_and_the_run_goes_on(tmp_path: Path) -> Non
     from types import SimpleNamespace
 
     from qkforms.errors import CheckpointError
-    from qkforms.survey.runner import SurveyOptions, survey
+    from qkforms.survey import SurveyOptions, survey
 
     rng = np.random.default_rng(4)
     n_q, n_kv, n, N = 4, 2, 3, 20

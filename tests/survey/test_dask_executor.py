@@ -19,10 +19,10 @@ pq = pytest.importorskip("pyarrow.parquet")
 distributed = pytest.importorskip("dask.distributed")
 
 from qkforms.cli import main  # noqa: E402
-from qkforms.survey.executors import HOLD_ENV  # noqa: E402
-from qkforms.survey.runner import SurveyOptions  # noqa: E402
-from qkforms.survey.series import discover_run, survey_units, units_for  # noqa: E402
-from qkforms.survey.synthetic import write_series  # noqa: E402
+from qkforms.survey import SurveyOptions  # noqa: E402
+from qkforms.survey.dask_executor import HOLD_ENV  # noqa: E402
+from qkforms.survey.synthetic_checkpoints import write_series  # noqa: E402
+from qkforms.survey.training_runs import discover_run, survey_units, units_for  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -32,7 +32,7 @@ Examples
 --------
 >>> import numpy as np
 >>> from qkforms.gram import layer_spectra
->>> from qkforms.survey.statistics import head_columns
+>>> from qkforms.survey.head_statistics import head_columns
 >>> rng = np.random.default_rng(0)
 >>> Q, K = rng.standard_normal((2, 3, 12)), rng.standard_normal((2, 3, 12))
 >>> Q[1, 2] = 0.0                                     # head 1: one dead dimension
@@ -48,8 +48,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from qkforms.exact.inertia import head_inertia
+from qkforms.exact.signature import head_signature
+from qkforms.faces import spectral_type
 from qkforms.gram import LayerSpectra
+from qkforms.pairing import lobe_departure, lobe_ratio, pairing_bound, pairing_score
+from qkforms.profile import Profile, profile_from_eigenvalues, symmetric_profile
+from qkforms.signature import decide_signature
 from qkforms.survey.schema import BOOL_COLUMNS, FLOAT_COLUMNS, INT_COLUMNS, STRING_COLUMNS
+from qkforms.theta import accumulation_limit, theta_distance, theta_L
 from qkforms.tolerances import SPECTRAL_TYPE_RADIUS
 
 #: the columns filled for a zero form too (its signature is ``(0, 0, N)``)
@@ -111,35 +118,20 @@ def head_statistics(
 
     Examples
     --------
-    >>> from qkforms.survey.statistics import head_statistics
+    >>> from qkforms.survey.head_statistics import head_statistics
     >>> st = head_statistics([[0.5, -0.5]], [1.0], [0.5], [0.0], [[1.0, 0.0]], N=4, n=1)
     >>> st["n_zero"].tolist(), st["a"].tolist(), st["pairing"].tolist(), st["spectral_type"]
     ([2.0], [0.5], [1.0], array(['II'], dtype=object))
     >>> st["prediction"].tolist(), st["prediction_met"].tolist(), st["signature_by"].tolist()
     (['thm3'], [True], ['float'])
     """
-    from qkforms.faces import spectral_type
-    from qkforms.pairing import lobe_departure, lobe_ratio, pairing_bound, pairing_score
-    from qkforms.profile import Profile, profile_from_eigenvalues, symmetric_profile
-    from qkforms.signature import decide_signature
-    from qkforms.theta import accumulation_limit, theta_distance, theta_L
-
     eig = -np.sort(-np.asarray(eig_S, dtype=np.float64), axis=1)
     h = eig.shape[0]
     norm_sq = np.asarray(norm_sq, dtype=np.float64)
     h2 = np.asarray(sv_L_sq, dtype=np.float64)
-    NN = np.broadcast_to(np.asarray(N, dtype=np.int64), (h,))
-    nn = np.broadcast_to(np.asarray(n, dtype=np.int64), (h,))
-    m = nn if n_live is None else np.asarray(n_live, dtype=np.int64)
     rel = np.broadcast_to(np.asarray(err_rel, dtype=np.float64), (h,))
     absolute = np.broadcast_to(np.asarray(err_abs, dtype=np.float64), (h,))
-    dec = decide_signature(eig, rel, absolute, N=NN, n_live=m)
-    decided = np.asarray(dec.decided, dtype=bool)
-    n_pos = np.where(decided, dec.signature.n_pos, np.nan)
-    n_neg = np.where(decided, dec.signature.n_neg, np.nan)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        balance = 1.0 - np.abs(n_pos - n_neg) / (n_pos + n_neg)
-    facts = rank_facts(decided, m, nn, NN, n_pos, n_neg)
+    out = _signature_columns(eig, rel, absolute, N=N, n=n, n_live=n_live)
     zero_form = ~(norm_sq > 0)  # L = 0: only the signature facts are defined
     p = profile_from_eigenvalues(eig, np.where(zero_form, 1.0, norm_sq),
                                  np.asarray(skew_sq, dtype=np.float64))
@@ -147,11 +139,73 @@ def head_statistics(
     # S = 0 exactly (L antisymmetric, or a zero form): the statistics of S are undefined;
     # compute them on a stand-in and null them below
     no_S = ~(np.abs(eig).max(axis=1, initial=0.0) > 0)
+    sym_pts = np.where(no_S[:, None], np.array([0.0, 1.0, 0.0, 0.0]), pts)
+    out.update(_profile_columns(eig, p, pts, sym_pts, no_S, h2, norm_sq,
+                                np.asarray(trace, dtype=np.float64)))
+    types = spectral_type(Profile(*sym_pts.T), radius=SPECTRAL_TYPE_RADIUS)
+    out["spectral_type"] = np.asarray(np.atleast_1d(types).tolist(), dtype=object)
+    _null_undefined(out, eig, rel, absolute, no_S, zero_form)
+    return out
+
+
+def _profile_columns(eig: NDArray, p: Profile, pts: NDArray, sym_pts: NDArray, no_S: NDArray,
+                     h2: NDArray, norm_sq: NDArray, trace: NDArray) -> dict[str, NDArray]:
+    """The columns after the signature's, in the table's order: the energy share of
+    ``S``, the pairing, the profile and its distances, and the singular values'."""
+    sym = _pairing_columns(eig, no_S, pts, sym_pts)
+    a, b, c, d = (np.asarray(x, dtype=np.float64) for x in p)  # batched: arrays
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a_over_b = a / b
+    return {
+        "sym_energy": np.sum(eig * eig, axis=1) / norm_sq,
+        **{name: sym[name] for name in ("pairing", "rho", "pairing_bound", "pairing_gap",
+                                        "lobe_departure")},
+        "a": a, "b": b, "c": c, "d": d,
+        "b_S": sym["b_S"], "c_S": sym["c_S"], "d_S": sym["d_S"],
+        "theta_dist": np.asarray(theta_distance(Profile(*pts.T))),
+        "theta_L_dist": sym["theta_L_dist"],
+        "thm5_dist": sym["thm5_dist"],
+        **_singular_value_columns(h2, norm_sq, trace),
+        "a_over_b": a_over_b,
+        "b_minus_a": b - a,
+        "norm_sq": norm_sq,
+    }
+
+
+def _signature_columns(eig: NDArray, rel: NDArray, absolute: NDArray, *, N: ArrayLike,
+                       n: ArrayLike, n_live: ArrayLike | None) -> dict[str, NDArray]:
+    """The signature as the float spectrum decides it, its margin and the rank facts."""
+    h = eig.shape[0]
+    NN = np.broadcast_to(np.asarray(N, dtype=np.int64), (h,))
+    nn = np.broadcast_to(np.asarray(n, dtype=np.int64), (h,))
+    m = nn if n_live is None else np.asarray(n_live, dtype=np.int64)
+    dec = decide_signature(eig, rel, absolute, N=NN, n_live=m)
+    decided = np.asarray(dec.decided, dtype=bool)
+    n_pos = np.where(decided, dec.signature.n_pos, np.nan)
+    n_neg = np.where(decided, dec.signature.n_neg, np.nan)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        balance = 1.0 - np.abs(n_pos - n_neg) / (n_pos + n_neg)
+    return {
+        "n_pos": n_pos,
+        "n_neg": n_neg,
+        "n_zero": np.where(decided, dec.signature.n_zero, np.nan),
+        "signature_by": np.array(["float" if v else None for v in decided], dtype=object),
+        "signature_margin": np.asarray(dec.margin, dtype=np.float64),
+        "n_uncertain": np.asarray(dec.n_uncertain, dtype=np.float64),
+        "n_live": m.astype(np.float64),
+        **rank_facts(decided, m, nn, NN, n_pos, n_neg),
+        "balance": balance,
+    }
+
+
+def _pairing_columns(eig: NDArray, no_S: NDArray, pts: NDArray,
+                     sym_pts: NDArray) -> dict[str, NDArray]:
+    """The statistics of the symmetric part: pairing, lobes, the profile of ``S`` and the
+    distances to Θ_L and to Theorem 5's limit (on a stand-in spectrum where ``S = 0``)."""
     stand_in = np.zeros_like(eig[:1])
     if eig.shape[1] >= 2:
         stand_in[0, 0], stand_in[0, -1] = 1.0, -1.0
     eig_S = np.where(no_S[:, None], stand_in, eig)
-    sym_pts = np.where(no_S[:, None], np.array([0.0, 1.0, 0.0, 0.0]), pts)
     b_S, c_S, d_S = (np.asarray(x) for x in symmetric_profile(Profile(*sym_pts.T)))
     pairing = np.asarray(pairing_score(eig_S))
     rho = np.asarray(lobe_ratio(eig_S))
@@ -162,44 +216,37 @@ def head_statistics(
     thm5_dist = np.linalg.norm(
         np.stack([b_S, c_S, d_S], axis=-1) - np.stack([lim.b, lim.c, lim.d], axis=-1), axis=-1
     )
-    s2 = h2.sum(axis=1)
-    s4 = (h2 * h2).sum(axis=1)
-    a, b, c, d = (np.asarray(x, dtype=np.float64) for x in p)  # batched: arrays
-    with np.errstate(divide="ignore", invalid="ignore"):
-        a_over_b = a / b
-        stable_rank = s2 / h2[:, 0]
-    out: dict[str, NDArray] = {
-        "n_pos": n_pos,
-        "n_neg": n_neg,
-        "n_zero": np.where(decided, dec.signature.n_zero, np.nan),
-        "signature_by": np.array(["float" if v else None for v in decided], dtype=object),
-        "signature_margin": np.asarray(dec.margin, dtype=np.float64),
-        "n_uncertain": np.asarray(dec.n_uncertain, dtype=np.float64),
-        "n_live": m.astype(np.float64),
-        **facts,
-        "balance": balance,
-        "sym_energy": np.sum(eig * eig, axis=1) / norm_sq,
+    return {
         "pairing": pairing,
         "rho": rho,
         "pairing_bound": bound,
         "pairing_gap": bound - pairing,
         "lobe_departure": np.asarray(lobe_departure(eig_S)),
-        "a": a, "b": b, "c": c, "d": d,
         "b_S": b_S, "c_S": c_S, "d_S": d_S,
-        "theta_dist": np.asarray(theta_distance(Profile(*pts.T))),
         "theta_L_dist": theta_L_dist,
         "thm5_dist": thm5_dist,
-        "trace_ratio": np.abs(np.asarray(trace, dtype=np.float64)) / np.sqrt(norm_sq),
+    }
+
+
+def _singular_value_columns(h2: NDArray, norm_sq: NDArray,
+                            trace: NDArray) -> dict[str, NDArray]:
+    """The statistics of the singular values of ``L`` and of its trace."""
+    s2 = h2.sum(axis=1)
+    s4 = (h2 * h2).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        stable_rank = s2 / h2[:, 0]
+    return {
+        "trace_ratio": np.abs(trace) / np.sqrt(norm_sq),
         "participation_ratio": s2 * s2 / s4,
         "stable_rank": stable_rank,
         "leading_share": h2[:, 0] / s2,
-        "a_over_b": a_over_b,
-        "b_minus_a": b - a,
-        "norm_sq": norm_sq,
     }
-    types = spectral_type(Profile(*sym_pts.T), radius=SPECTRAL_TYPE_RADIUS)
-    out["spectral_type"] = np.asarray(np.atleast_1d(types).tolist(), dtype=object)
-    # S zero within its error bounds: its scale-invariant statistics are noise
+
+
+def _null_undefined(out: dict[str, NDArray], eig: NDArray, rel: NDArray, absolute: NDArray,
+                    no_S: NDArray, zero_form: NDArray) -> None:
+    """Null (in place) the statistics of ``S`` where it is zero within its error bounds
+    (they are noise there), and every non-signature column of a zero form."""
     err = rel[:, None] * np.abs(eig) + absolute[:, None]
     s_zero = no_S | (np.sum(eig * eig, axis=1) <= np.sum(err * err, axis=1))
     for name in _NEED_S:
@@ -208,7 +255,6 @@ def head_statistics(
     for name in out:
         if name not in SIGNATURE_FACTS:
             out[name] = _null_where(zero_form, out[name])
-    return out
 
 
 def _null_where(mask: NDArray[np.bool_], values: NDArray) -> NDArray:
@@ -274,7 +320,7 @@ def head_columns(sp: LayerSpectra, *, N: int, n: int) -> dict[str, NDArray]:
     --------
     >>> import numpy as np
     >>> from qkforms.gram import layer_spectra
-    >>> from qkforms.survey.statistics import head_columns
+    >>> from qkforms.survey.head_statistics import head_columns
     >>> Q = np.array([[[1.0, 0.0, 0.0, 0.0]], [[0.0, 0.0, 0.0, 0.0]]])
     >>> K = np.array([[[0.0, 1.0, 0.0, 0.0]]])
     >>> cols = head_columns(layer_spectra(Q, K, np.array([0, 0])), N=4, n=1)
@@ -333,15 +379,12 @@ def exact_facts(W_Q: NDArray[np.float64], W_K: NDArray[np.float64], *, method: s
     Examples
     --------
     >>> import numpy as np
-    >>> from qkforms.survey.statistics import exact_facts
+    >>> from qkforms.survey.head_statistics import exact_facts
     >>> Q = np.eye(2, 6)
     >>> facts, zero = exact_facts(Q, Q)                  # W_K = W_Q
     >>> facts["n_pos"], facts["n_neg"], facts["prediction"], zero
     (2, 0, 'none', False)
     """
-    from qkforms.exact.inertia import head_inertia
-    from qkforms.exact.signature import head_signature
-
     n, N = W_Q.shape
     r = head_inertia(W_Q, W_K, progress=progress)
     sig = r.signature

@@ -17,7 +17,7 @@ from qkforms.cli import main
 from qkforms.errors import QKFormsError
 from qkforms.stats import baseline
 from qkforms.stats.table import read_parquet
-from qkforms.survey.synthetic import write_llama_checkpoint
+from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint
 
 pytest.importorskip("pyarrow")
 
@@ -41,7 +41,7 @@ def test_tables_of_the_survey_command_equal_those_of_qkforms_stats(tmp_path: Pat
 
 def test_an_error_of_the_step_is_raised_here_and_a_dead_process_is_reported(
         tmp_path: Path) -> None:
-    from qkforms.survey.command import _StatsProcess
+    from qkforms.main_command import _StatsProcess
 
     proc = _StatsProcess.start()
     assert proc is not None

@@ -2,7 +2,7 @@
 
 Every reference value here is computed head by head from the dense N x N form
 ``L = W_K^T W_Q`` (or from the core's own reduction), independently of the batched
-Gram/Cholesky route of :mod:`qkforms.survey.spectra`.
+Gram/Cholesky route of :mod:`qkforms.gram`.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 import qkforms as qk
+from qkforms.gram import layer_gram, layer_spectra
 from qkforms.head import reduce_heads
 from qkforms.pairing import lobe_departure
-from qkforms.survey.spectra import layer_gram, layer_spectra
-from qkforms.survey.statistics import head_columns
+from qkforms.survey.head_statistics import head_columns
 
 
 def _layer(seed: int, n_q: int = 6, n_kv: int = 2, n: int = 4, N: int = 40):
@@ -189,7 +189,7 @@ def test_exact_with_folded_gains() -> None:
     from types import SimpleNamespace
 
     from qkforms.exact import head_signature
-    from qkforms.survey.runner import process_layer
+    from qkforms.survey.layer import LayerInputs, LayerOptions, process_layer
 
     rng = np.random.default_rng(8)
     n, N = 3, 10
@@ -197,7 +197,7 @@ def test_exact_with_folded_gains() -> None:
                          W_K=rng.standard_normal((1, n, N)), kv_index=np.array([0]))
     info = SimpleNamespace(N=N, n=n)
     gamma = rng.uniform(0.5, 2.0, N)
-    res = process_layer(lw, info, model="t", exact=True, gamma=gamma)
+    res = process_layer(lw, info, LayerInputs("t", gamma=gamma), LayerOptions(exact=True))
     assert res.heads.column("signature_by").to_pylist() == ["exact"]
     assert res.heads.column("prediction_met").to_pylist() == [True]
     assert res.heads.column("n_pos").to_pylist() == [n]
@@ -205,7 +205,7 @@ def test_exact_with_folded_gains() -> None:
     gamma[:5] = 0.0
     sig = head_signature(lw.W_Q[0] * gamma, lw.W_K[0] * gamma)
     assert tuple(sig) != (n, n, N - 2 * n)
-    res = process_layer(lw, info, model="t", exact=True, gamma=gamma)
+    res = process_layer(lw, info, LayerInputs("t", gamma=gamma), LayerOptions(exact=True))
     t = res.heads.to_pylist()[0]
     assert t["status"] == "ok" and t["signature_by"] == "exact"  # measured, not failed
     assert (t["n_pos"], t["n_neg"], t["n_zero"]) == tuple(sig)

@@ -51,7 +51,7 @@ def test_scores_match_rotary_embedding(fraction: float, factor: float, interleav
 
 
 def test_d0_is_the_survey_form_and_reduced_factors_work() -> None:
-    from qkforms.survey.spectra import layer_spectra
+    from qkforms.gram import layer_spectra
 
     rng = np.random.default_rng(1)
     n, N = 4, 24

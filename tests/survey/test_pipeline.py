@@ -15,8 +15,8 @@ import pytest
 pq = pytest.importorskip("pyarrow.parquet")
 
 from qkforms.cli import main  # noqa: E402
-from qkforms.survey.runner import DELAY_ENV  # noqa: E402
-from qkforms.survey.synthetic import write_llama_checkpoint  # noqa: E402
+from qkforms.survey.pipeline import DELAY_ENV  # noqa: E402
+from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYERS = 24

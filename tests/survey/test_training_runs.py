@@ -13,13 +13,13 @@ pq = pytest.importorskip("pyarrow.parquet")
 
 from qkforms.cli import main  # noqa: E402
 from qkforms.errors import CheckpointError  # noqa: E402
-from qkforms.survey.series import (  # noqa: E402
+from qkforms.survey.synthetic_checkpoints import write_llama_checkpoint, write_series  # noqa: E402
+from qkforms.survey.training_runs import (  # noqa: E402
     discover_run,
     is_run_directory,
     read_trainer_state,
     series_from_paths,
 )
-from qkforms.survey.synthetic import write_llama_checkpoint, write_series  # noqa: E402
 
 STEPS = [0, 40, 100, 7]
 
