@@ -7,17 +7,18 @@ attention-sink scores, mean attention distance and entropy (:mod:`.scores`) -- o
 probes of random tokens from the model's own vocabulary (:mod:`.probes`), keyed exactly
 like ``heads.parquet`` and checked (:mod:`.probe_run`, :mod:`.reconstruct`). The
 statistics and the report join the two tables (:mod:`.join`, :mod:`.associations`,
-:mod:`.report_view`): associations between what a head does and what its form is,
-not causes. Definitions and references: ``docs/behaviour.md``.
+:mod:`qkforms.report.behaviour_view`): associations between what a head does and
+what its form is, not causes. Definitions and references: ``docs/behaviour.md``.
 
 Modules: :mod:`.scores` (the score definitions on patterns), :mod:`.probes` (token pool,
 framing, probes), :mod:`.reconstruct` (scores rebuilt from the survey's maps, the
 bilinear share), :mod:`.probe_run` (running the model on the probes and scoring its
 heads), :mod:`.transformers_model` (loading the ``transformers`` model and finding the
 survey's maps in it; torch and transformers load there only), :mod:`.schema` (the
-columns of ``behaviour.parquet``), :mod:`.command` (the command line), :mod:`.join` (the
-join with ``heads.parquet`` and the relative forms ``L(d)``), :mod:`.associations` (the
-tables of ``qkforms stats``), :mod:`.report_view` (the report's section).
+columns of ``behaviour.parquet``), :mod:`.files` (the names of its files),
+:mod:`.command` (the command line), :mod:`.join` (the join with ``heads.parquet`` and
+the relative forms ``L(d)``), :mod:`.associations` (the tables of ``qkforms stats``),
+:mod:`qkforms.report.behaviour_view` (the report's section).
 
 Importing this package loads numpy only.
 

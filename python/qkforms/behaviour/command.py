@@ -42,13 +42,11 @@ from typing import Any
 
 import numpy as np
 
-from qkforms.cli import bounded_int, directory_arg
+from qkforms.arguments import bounded_int, directory_arg
+from qkforms.behaviour.files import BEHAVIOUR_FILE, MANIFEST_FILE
 
 __all__ = ["BEHAVIOUR_FILE", "MANIFEST_FILE", "configure", "run", "write_behaviour"]
 
-#: the table and the manifest a behaviour run writes into DIR
-BEHAVIOUR_FILE = "behaviour.parquet"
-MANIFEST_FILE = "behaviour.json"
 LOCK_FILE = ".qkforms-behaviour.lock"
 
 

@@ -101,7 +101,7 @@ def read_behaviour(directory: str | Path) -> tuple[Table, dict[str, Any]] | None
     True
     """
     from qkforms._fs import read_json
-    from qkforms.behaviour.command import BEHAVIOUR_FILE, MANIFEST_FILE
+    from qkforms.behaviour.files import BEHAVIOUR_FILE, MANIFEST_FILE
     from qkforms.behaviour.schema import BEHAVIOUR_COLUMNS
     from qkforms.stats.table import read_parquet
 
@@ -326,8 +326,8 @@ def join_directory(directory: str | Path, heads: Table | None = None) -> Joined 
     """
     from qkforms._fs import read_json
     from qkforms.behaviour.scores import SCORES
-    from qkforms.report.rope_view import factors_path
     from qkforms.stats.table import concat, read_parquet
+    from qkforms.survey.manifest import factors_path
 
     d = Path(directory)
     found = read_behaviour(d)

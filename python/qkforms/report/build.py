@@ -15,9 +15,9 @@ from typing import Any
 
 from qkforms import _progress
 from qkforms._fs import atomic_write
-from qkforms.behaviour.report_view import behaviour_section
 from qkforms.report import figures as F
 from qkforms.report.bands_view import bands_section
+from qkforms.report.behaviour_view import behaviour_section
 from qkforms.report.data import ReportData, load
 from qkforms.report.html import render_page, table_html
 from qkforms.report.rope_view import rope_profiles

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from qkforms import _progress
-from qkforms.cli import bounded_int, seed_arg
+from qkforms.arguments import bounded_int, seed_arg
 from qkforms.report.rope_view import MAX_D
 from qkforms.report.rope_view import MAX_HEADS as MAX_ROPE_HEADS
 from qkforms.stats.bootstrap import MAX_BOOT as MAX_BOOTSTRAP

@@ -89,7 +89,7 @@ def load(
     ------
     QKFormsError
         If ``heads.parquet`` or ``spectra.parquet`` is missing or fails its checks
-        (:mod:`qkforms.survey.validate`), or ``manifest.json`` is not a regular JSON
+        (:mod:`qkforms.stats.survey_input`), or ``manifest.json`` is not a regular JSON
         file holding an object.
 
     Examples
@@ -101,9 +101,10 @@ def load(
     ...     print(type(exc).__name__)
     QKFormsError
     """
+    from qkforms.behaviour.associations import markdown_lines as behaviour_lines
     from qkforms.stats import TABLES, observations
     from qkforms.stats.output import write_tables
-    from qkforms.survey.validate import read_survey
+    from qkforms.stats.survey_input import read_survey
 
     d = Path(directory)
     # always read and checked, also when stats/ exists: a report never stands on stats/
@@ -122,7 +123,7 @@ def load(
     if recompute or "head_stats" not in tables:
         tables = observations(heads_raw, spectra, seed=seed, n_boot=n_boot, fits=fits)
         write_tables(tables, stats_dir, header=f"Computed by `qkforms report` (seed {seed}).",
-                     root=d)
+                     root=d, sections=(behaviour_lines,))
         computed = True
     manifest: dict[str, Any] = {}
     mpath = d / "manifest.json"

@@ -17,16 +17,15 @@ Examples
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from qkforms.errors import QKFormsError
+from qkforms.survey.manifest import factors_path
 
-__all__ = ["factors_path", "rope_profiles"]
+__all__ = ["rope_profiles"]
 
 
 def _heads_to_show(shapes: dict[int, int], count: int) -> list[tuple[int, int]]:
@@ -41,36 +40,6 @@ def _heads_to_show(shapes: dict[int, int], count: int) -> list[tuple[int, int]]:
 MAX_HEADS = 256
 #: largest displacement of the slider (``--d-max``)
 MAX_D = 4096
-
-
-def factors_path(entry: dict[str, Any], directory: str | Path) -> Path | None:
-    """The RoPE factors file a survey manifest entry names, if it exists (else None).
-
-    Raises
-    ------
-    QKFormsError
-        If the entry names a path outside the survey's ``factors/`` directory.
-
-    Examples
-    --------
-    >>> factors_path({"factors": None}, ".") is None
-    True
-    >>> try:
-    ...     factors_path({"factors": "../x.npz"}, ".")
-    ... except QKFormsError as exc:
-    ...     print("not inside" in str(exc))
-    True
-    """
-    rel = entry.get("factors")
-    if not rel:
-        return None
-    rel_path = Path(str(rel))
-    if rel_path.is_absolute() or rel_path.parts[:1] != ("factors",) or ".." in rel_path.parts:
-        raise QKFormsError(f"{Path(directory) / 'manifest.json'}: factors path {rel!r} is "
-                           "not inside the survey's factors/ directory")
-    path = Path(directory) / rel_path
-    # absent: no slider; anything else (a FIFO, a device) is refused by its reader
-    return path if os.path.lexists(path) else None
 
 
 def rope_profiles(

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from qkforms import _progress
-from qkforms.cli import bounded_int, directory_arg, scheduler_arg, seed_arg
+from qkforms.arguments import bounded_int, directory_arg, scheduler_arg, seed_arg
 from qkforms.stats.bootstrap import MAX_BOOT as MAX_BOOTSTRAP
 
 __all__ = ["configure", "run"]
@@ -91,9 +91,10 @@ def run(args: argparse.Namespace) -> int:
             why="reading and writing Parquet tables")
     if args.executor == "dask":
         require("dask", command="qkforms stats", why="--executor dask")
+    from qkforms.behaviour.associations import markdown_lines as behaviour_lines
     from qkforms.stats.output import write_tables
+    from qkforms.stats.survey_input import read_survey
     from qkforms.stats.table import concat
-    from qkforms.survey.validate import read_survey
 
     dirs = [Path(d) for d in args.dirs]
     for d in dirs:
@@ -122,7 +123,8 @@ def run(args: argparse.Namespace) -> int:
                else [(d / "stats", d) for d in dirs])
     for target, root in targets:
         paths = write_tables(tables, target, header=header,
-                             parquet=None if args.parquet else False, root=root)
+                             parquet=None if args.parquet else False, root=root,
+                             sections=(behaviour_lines,))
         print(f"qkforms stats: wrote {len(paths)} files to {target}", file=sys.stderr)
     print(f"qkforms stats: {len(heads)} heads, {elapsed:.1f} s", file=sys.stderr)
     return 0

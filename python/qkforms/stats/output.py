@@ -13,12 +13,16 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from qkforms.stats.observations import STRONGLY_SYMMETRIC
 from qkforms.stats.table import Table
 from qkforms.tolerances import NEAR_THETA, SPECTRAL_TYPE_RADIUS
+
+#: a further section of ``observations.md``: the tables -> its Markdown lines
+Section = Callable[[dict[str, Table]], list[str]]
 
 __all__ = ["MARKDOWN_SECTIONS", "render_markdown", "write_tables"]
 
@@ -105,8 +109,13 @@ MARKDOWN_SECTIONS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
 )
 
 
-def render_markdown(tables: dict[str, Table], *, header: str = "") -> str:
+def render_markdown(tables: dict[str, Table], *, header: str = "",
+                    sections: Sequence[Section] = ()) -> str:
     """The text of ``observations.md`` (key columns of every observation table).
+
+    ``sections`` are the sections of tables computed above the statistics (e.g. the
+    behaviour associations, :func:`qkforms.behaviour.associations.markdown_lines`): each
+    maps the tables to its lines, placed after the observation tables.
 
     Examples
     --------
@@ -130,9 +139,8 @@ def render_markdown(tables: dict[str, Table], *, header: str = "") -> str:
             continue
         lines += [f"## {title}", "", text, "", table.to_markdown(cols), ""]
     lines += _low_rank_layers(tables.get("by_layer"))
-    from qkforms.behaviour.associations import markdown_lines as behaviour_lines
-
-    lines += behaviour_lines(tables)
+    for section in sections:
+        lines += section(tables)
     lines += _training_dynamics(tables)
     return "\n".join(lines)
 
@@ -194,7 +202,7 @@ def _low_rank_layers(by_layer: Table | None) -> list[str]:
 
 def write_tables(
     tables: dict[str, Table], out_dir: str | Path, *, header: str = "", parquet: Any = None,
-    root: str | Path | None = None,
+    root: str | Path | None = None, sections: Sequence[Section] = (),
 ) -> list[Path]:
     """Write every table as CSV (and Parquet when pyarrow is importable) and the Markdown.
 
@@ -209,6 +217,8 @@ def write_tables(
         The directory the user named (``DIR`` of ``DIR/stats``; default ``out_dir``):
         below it no symbolic link is followed, so a linked ``DIR/stats`` is refused
         before anything is written (``docs/files.md``).
+    sections : sequence of callables
+        Further sections of ``observations.md`` (:func:`render_markdown`).
 
     Examples
     --------
@@ -238,6 +248,7 @@ def write_tables(
         if parquet:
             written.append(table.to_parquet(out / f"{name}.parquet", root=root))
     md = out / "observations.md"
-    atomic_write(md, render_markdown(tables, header=header).encode("utf-8"), root=root)
+    text = render_markdown(tables, header=header, sections=sections)
+    atomic_write(md, text.encode("utf-8"), root=root)
     written.append(md)
     return written

@@ -18,9 +18,9 @@ Modules, top first: :mod:`~qkforms.survey.command` (the command line),
 output directory's lock and its check on start), :mod:`~qkforms.survey.parallel` (BLAS
 threads, compute threads, read-ahead, background writer, worker processes, which die with
 their parent), :mod:`~qkforms.survey.rope` (relative-position forms of RoPE heads),
-:mod:`~qkforms.survey.balance`, :mod:`~qkforms.survey.validate` (the checks of survey
-files on reading) and :mod:`~qkforms.survey.synthetic_checkpoints` (synthetic checkpoints
-for tests and benchmarks). Output files: ``docs/survey.md``.
+:mod:`~qkforms.survey.balance` and :mod:`~qkforms.survey.synthetic_checkpoints`
+(synthetic checkpoints for tests and benchmarks); the survey's files are checked on
+reading by :mod:`qkforms.stats.survey_input`. Output files: ``docs/survey.md``.
 
 Importing this package is light (numpy only): the names above are loaded on first use.
 

@@ -13,10 +13,12 @@ True
 
 from __future__ import annotations
 
+import os
 import platform
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -38,6 +40,7 @@ __all__ = [
     "certification_text",
     "certify_text",
     "check_resume",
+    "factors_path",
     "manifest",
     "run_fingerprint",
 ]
@@ -212,3 +215,33 @@ def manifest(models: Sequence[Model], srcs: Sequence[str | None], runs: Sequence
         "qk_norm": {"policy": opts.qk_norm, "meaning": QK_NORM_POLICY_MEANINGS[opts.qk_norm]},
         "models": entries,
     }
+
+
+def factors_path(entry: dict[str, Any], directory: str | Path) -> Path | None:
+    """The RoPE factors file a survey manifest entry names, if it exists (else None).
+
+    Raises
+    ------
+    QKFormsError
+        If the entry names a path outside the survey's ``factors/`` directory.
+
+    Examples
+    --------
+    >>> factors_path({"factors": None}, ".") is None
+    True
+    >>> try:
+    ...     factors_path({"factors": "../x.npz"}, ".")
+    ... except QKFormsError as exc:
+    ...     print("not inside" in str(exc))
+    True
+    """
+    rel = entry.get("factors")
+    if not rel:
+        return None
+    rel_path = Path(str(rel))
+    if rel_path.is_absolute() or rel_path.parts[:1] != ("factors",) or ".." in rel_path.parts:
+        raise QKFormsError(f"{Path(directory) / 'manifest.json'}: factors path {rel!r} is "
+                           "not inside the survey's factors/ directory")
+    path = Path(directory) / rel_path
+    # absent: no slider; anything else (a FIFO, a device) is refused by its reader
+    return path if os.path.lexists(path) else None

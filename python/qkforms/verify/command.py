@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from qkforms._fs import atomic_write
-from qkforms.cli import bounded_int, seconds_arg, seed_arg
+from qkforms.arguments import bounded_int, seconds_arg, seed_arg
 from qkforms.errors import QKFormsError
 from qkforms.verify import lean_trace as _trace
 from qkforms.verify.bridge import verify

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from qkforms.cli import MAX_SEED
+from qkforms.arguments import MAX_SEED
 from qkforms.errors import ParameterError, QKFormsError, format_value
 
 __all__ = ["LEAN_MODES", "MAX_EXAMPLES", "VerifyOptions"]

@@ -62,10 +62,10 @@ from qkforms.stats.observations.tasks import (
     merge_parts,
     run_tasks,
 )
+from qkforms.stats.survey_input import check_heads, check_spectra
 from qkforms.stats.table import Table, as_table
 from qkforms.stats.training import SERIES_TABLES, has_steps, last_step_rows, series_tables
 from qkforms.survey.schema import SPECTRA_READ_COLUMNS, STAT_READ_COLUMNS
-from qkforms.survey.validate import check_heads, check_spectra
 
 __all__ = [
     "BUILDERS",
@@ -207,7 +207,7 @@ def observations(
     ------
     QKFormsError
         If a needed column is missing, a table fails its checks
-        (:mod:`qkforms.survey.validate`) or there is no ``ok`` head.
+        (:mod:`qkforms.stats.survey_input`) or there is no ``ok`` head.
 
     Examples
     --------

@@ -24,7 +24,7 @@ and the first offending row.
 Examples
 --------
 >>> from qkforms.stats.table import Table
->>> from qkforms.survey.validate import check_heads
+>>> from qkforms.stats.survey_input import check_heads
 >>> rows = Table({"model": ["m", "m"], "layer": [0, 0], "head": [0, 0]})
 >>> try:
 ...     check_heads(rows, "heads.parquet", required=())

@@ -9,7 +9,7 @@ against ``d``.
 
 Examples
 --------
->>> from qkforms.behaviour.report_view import score_simplex
+>>> from qkforms.report.behaviour_view import score_simplex
 >>> from qkforms.behaviour.synthetic import joined_example
 >>> fig = score_simplex(joined_example().heads)
 >>> [t["name"] for t in fig["data"] if t.get("meta") == "heads"][:2]
@@ -149,7 +149,7 @@ def load_tables(directory: str | Path, heads: Table | None = None, *, seed: int 
     {}
     """
     from qkforms.behaviour.associations import TABLE_NAMES, behaviour_tables
-    from qkforms.behaviour.command import BEHAVIOUR_FILE
+    from qkforms.behaviour.files import BEHAVIOUR_FILE
     from qkforms.stats.table import read_parquet
 
     d = Path(directory)
