@@ -64,16 +64,16 @@ PKG = "python/qkforms"
 #: group -> (modules relative to the package, tests run against their mutants)
 GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "core": (
-        ["parts.py", "signature.py", "profile.py", "pairing.py", "theta.py", "faces.py",
+        ["form_parts.py", "form_signature.py", "profile_map.py", "pairing.py", "theta_family.py", "faces.py",
          "arithmetic.py", "head.py", "_validate.py"],
         ["tests/core/test_core.py", "tests/core/test_gram.py", "tests/test_error_contract.py",
          "tests/survey/test_head_statistics.py",
          "tests/reliability/test_reliability_scale.py"],  # input contract, extreme scales
     ),
     "exact": (
-        ["exact/constructions.py", "exact/faces.py", "exact/orthogonal.py", "exact/parts.py",
-         "exact/polynomial.py", "exact/profile.py", "exact/rational.py",
-         "exact/signature.py", "exact/balls.py", "exact/enclosure.py",
+        ["exact/constructions.py", "exact/faces.py", "exact/orthogonal.py", "exact/form_parts.py",
+         "exact/polynomial.py", "exact/profile_map.py", "exact/rational.py",
+         "exact/form_signature.py", "exact/balls.py", "exact/enclosure.py",
          "exact/verified_spectrum.py"],
         # the checks run on the mirror; the certified tests on the ball arithmetic and the
         # verified spectra (docs/certified.md)
@@ -374,7 +374,7 @@ def worker(copy: Path, jobs: list[tuple[Mutant, list[str]]], deadline: float,
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--groups", nargs="+", default=list(GROUPS), choices=list(GROUPS))
-    ap.add_argument("--modules", nargs="+", help="only these modules (e.g. theta.py)")
+    ap.add_argument("--modules", nargs="+", help="only these modules (e.g. theta_family.py)")
     ap.add_argument("--max-per-module", type=int, default=0,
                     help="sample at most this many mutants per module (0: all)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the sample")

@@ -16,7 +16,7 @@ from qkforms import Head
 from qkforms.exact import CERTIFIED_STATS, enclose
 from qkforms.exact.balls import BALLS, ball_array, working_precision
 from qkforms.pairing import pairing_from_lobes
-from qkforms.profile import lobes_from_sorted, profile_from_lobes
+from qkforms.profile_map import lobes_from_sorted, profile_from_lobes
 
 
 @st.composite

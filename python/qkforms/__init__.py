@@ -42,18 +42,18 @@ from qkforms.errors import (
     ZeroFormError,
 )
 from qkforms.faces import FaceInfo, classify_profile, spectral_type
-from qkforms.head import Head, Prediction, Reduced, gram_spectrum, head_energies, reduce_heads
-from qkforms.pairing import lobe_departure, lobe_ratio, pairing_bound, pairing_gap, pairing_score
-from qkforms.parts import Energies, energies, parts
-from qkforms.profile import Profile, lobes, profile, profile_from_eigenvalues, symmetric_profile
-from qkforms.signature import (
+from qkforms.form_parts import Energies, energies, parts
+from qkforms.form_signature import (
     Signature,
     SignatureDecision,
     count_signs,
     decide_signature,
     signature,
 )
-from qkforms.theta import (
+from qkforms.head import Head, Prediction, Reduced, gram_spectrum, head_energies, reduce_heads
+from qkforms.pairing import lobe_departure, lobe_ratio, pairing_bound, pairing_gap, pairing_score
+from qkforms.profile_map import Profile, lobes, profile, profile_from_eigenvalues, symmetric_profile
+from qkforms.theta_family import (
     accumulation_limit,
     theta,
     theta_distance,

@@ -1,8 +1,8 @@
 """Number backends for the formulas of the profile, the pairing score and Θ.
 
 The formulas of Definition 6 (profile), docs/theory.md §4 (pairing score, lobe ratio) and
-Proposition 4 (distance to Θ) are written once, in :mod:`qkforms.profile`,
-:mod:`qkforms.pairing` and :mod:`qkforms.theta`, against the small interface
+Proposition 4 (distance to Θ) are written once, in :mod:`qkforms.profile_map`,
+:mod:`qkforms.pairing` and :mod:`qkforms.theta_family`, against the small interface
 :class:`Arithmetic`: ordinary operators (``+ - * /``) on arrays plus the few
 operations below. :data:`FLOAT64` evaluates them on float64 numpy arrays (the survey's
 numbers); the ball backend :data:`qkforms.exact.balls.BALLS` evaluates the *same*

@@ -25,7 +25,7 @@ Cor. 6.3.8), ``x -> x_+`` being 1-Lipschitz, and ``|S' - S|_F^2 + |T' - T|_F^2 =
 |L' - L|_F^2`` (Lemma 5 for ``L' - L``), ``z'`` lies in the Euclidean ball of radius
 ``delta`` around ``z``. Every statistic is a function of ``z``
 (``|L|^2 = |alpha|^2 + |beta|^2 + tau^2``, ``|T|^2 = tau^2``) written once
-(:mod:`qkforms.profile`, :mod:`qkforms.pairing`, :mod:`qkforms.theta`); evaluated with
+(:mod:`qkforms.profile_map`, :mod:`qkforms.pairing`, :mod:`qkforms.theta_family`); evaluated with
 the mean-value interval backend (:data:`qkforms.mean_value.MEAN_VALUE`) on the ball of
 radius ``R = delta + epsilon`` around the float64 centre ``z_hat`` (``epsilon`` bounds
 ``|z_hat - z|``: proved from the certified enclosure when one is given, else the
@@ -79,12 +79,12 @@ from numpy.typing import NDArray
 from qkforms.errors import NonFiniteError, ParameterError, ShapeError, ZeroFormError, format_value
 from qkforms.exact.balls import Interval
 from qkforms.exact.enclosure import CERTIFIED_STATS, STAT_RANGES
+from qkforms.form_parts import parts
 from qkforms.gram import qr_factor, stack, unit_scale
 from qkforms.mean_value import MEAN_VALUE, Slope, variables
 from qkforms.pairing import lobe_ratio_from_lobes, pairing_from_lobes
-from qkforms.parts import parts
-from qkforms.profile import lobes_from_sorted, profile_from_lobes
-from qkforms.theta import theta_distance_of_point, theta_sq_distance_of_point
+from qkforms.profile_map import lobes_from_sorted, profile_from_lobes
+from qkforms.theta_family import theta_distance_of_point, theta_sq_distance_of_point
 from qkforms.tolerances import BAND_FLOAT_ALLOWANCE, BAND_RIGOR_FACTOR, BAND_RIGOR_FLOOR
 
 __all__ = ["BAND_KINDS", "BAND_STATS", "Band", "layer_bands", "precision_band",

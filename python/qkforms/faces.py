@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from qkforms.errors import ParameterError, ShapeError, ZeroFormError, format_value
-from qkforms.profile import Profile, profile_points
+from qkforms.profile_map import Profile, profile_points
 from qkforms.tolerances import SPECTRAL_TYPE_RADIUS
 
 __all__ = [

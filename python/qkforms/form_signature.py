@@ -24,7 +24,7 @@ from numpy.typing import ArrayLike
 
 from qkforms._validate import as_float_array
 from qkforms.errors import ParameterError, format_value
-from qkforms.parts import parts
+from qkforms.form_parts import parts
 from qkforms.tolerances import DENSE_TOL, REDUCED_TOL
 
 __all__ = ["DENSE_TOL", "REDUCED_TOL", "Signature", "SignatureDecision", "count_signs",
@@ -162,7 +162,7 @@ def decide_signature(
 
     Examples
     --------
-    >>> from qkforms.signature import decide_signature
+    >>> from qkforms.form_signature import decide_signature
     >>> d = decide_signature([3.0, 1e-13, -2.0, -1.0], 0.0, 1e-12, N=5)
     >>> d.decided, d.n_uncertain, round(d.margin, 3)
     (False, 1, 0.1)

@@ -119,6 +119,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from qkforms._validate import as_float_array
 from qkforms.errors import ShapeError
+from qkforms.form_parts import FloatEnergies, energies_from_norm_and_trace
 from qkforms.gram_factor import (
     SPECTRA,
     factor_heads,
@@ -129,7 +130,6 @@ from qkforms.gram_factor import (
     stacked_rank,
 )
 from qkforms.live_pair import live_dimensions, live_pair_gram, pad_live_spectrum
-from qkforms.parts import FloatEnergies, energies_from_norm_and_trace
 
 __all__ = [
     "SPECTRA",

@@ -31,7 +31,7 @@ eigensolver add at most ``4 n u t``. ∎
 
 The constants are those of the worst-case analysis, so the bound is pessimistic, but it
 is *not* a certificate (the ``O(u^2)`` terms and the eigensolver's constant are not
-bounded rigorously): :func:`qkforms.signature.decide_signature` calls a signature
+bounded rigorously): :func:`qkforms.form_signature.decide_signature` calls a signature
 *decided in float* when every live eigenvalue clears its ``err`` (or is a known
 structural zero), and reports the margin otherwise. Certificates: ``--certify``
 (verified enclosures) and ``--exact`` (exact arithmetic).

@@ -29,6 +29,8 @@ from qkforms.errors import (
     ZeroFormError,
     format_value,
 )
+from qkforms.form_parts import Energies, FloatEnergies
+from qkforms.form_signature import Signature, SignatureDecision, decide_signature
 from qkforms.gram import (
     LayerSpectra,
     gram_energies,
@@ -38,9 +40,7 @@ from qkforms.gram import (
     stacked_rank,
     unit_scale,
 )
-from qkforms.parts import Energies, FloatEnergies
-from qkforms.profile import Profile, profile_from_eigenvalues
-from qkforms.signature import Signature, SignatureDecision, decide_signature
+from qkforms.profile_map import Profile, profile_from_eigenvalues
 
 if TYPE_CHECKING:  # the exact twins, for annotations only (they load flint)
     from qkforms.exact.enclosure import Enclosure
@@ -297,7 +297,7 @@ class Head:
         Each eigenvalue of the reduced ``S`` carries the Gram engine's error bound
         (:mod:`qkforms.gram_factor`, Claim 3); the counts are *decided* when every eigenvalue
         clears it, apart from the zeros known from dead dimensions and ``N < 2n``
-        (:func:`qkforms.signature.decide_signature`).
+        (:func:`qkforms.form_signature.decide_signature`).
 
         Examples
         --------
@@ -347,7 +347,7 @@ class Head:
                     f"(margin {d.margin:.3g}); use method='exact' (docs/survey.md, "
                     "\"Signatures: decided, never guessed\")")
         # lazy: qkforms.exact loads flint, and import qkforms stays numpy-only
-        from qkforms.exact.signature import head_signature
+        from qkforms.exact.form_signature import head_signature
 
         return head_signature(self.W_Q, self.W_K)
 

@@ -2,8 +2,8 @@ r"""Mean-value (centred) interval arithmetic: rigorous ranges of a formula over 
 
 :data:`MEAN_VALUE` is a :class:`qkforms.arithmetic.Arithmetic` backend whose numbers are
 :class:`Slope` objects, so that the shared formulas of the profile, the pairing score,
-the lobe ratio and the distance to Θ (:mod:`qkforms.profile`, :mod:`qkforms.pairing`,
-:mod:`qkforms.theta`) evaluate, unchanged, to **enclosures of their range over a
+the lobe ratio and the distance to Θ (:mod:`qkforms.profile_map`, :mod:`qkforms.pairing`,
+:mod:`qkforms.theta_family`) evaluate, unchanged, to **enclosures of their range over a
 Euclidean ball** ``B = {z : |z - c| <= R} ∩ {z >= 0}`` of their base variables
 (:func:`variables`). Every :class:`Slope` ``u`` carries, per batch entry (numpy arrays
 over heads),

@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 from qkforms._validate import as_float_array
 from qkforms.arithmetic import FLOAT64, Arithmetic
 from qkforms.errors import ParameterError, ZeroFormError, format_value
-from qkforms.profile import lobes
+from qkforms.profile_map import lobes
 
 __all__ = [
     "lobe_departure",

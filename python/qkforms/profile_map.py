@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 from qkforms._validate import as_float_array, as_square
 from qkforms.arithmetic import FLOAT64, Arithmetic
 from qkforms.errors import ShapeError, ZeroFormError
-from qkforms.parts import parts
+from qkforms.form_parts import parts
 
 __all__ = [
     "Profile",
@@ -79,7 +79,7 @@ def lobes_from_sorted(lam_desc: Any, ops: Arithmetic = FLOAT64) -> tuple[Any, An
     Examples
     --------
     >>> import numpy as np
-    >>> from qkforms.profile import lobes_from_sorted
+    >>> from qkforms.profile_map import lobes_from_sorted
     >>> alpha, beta = lobes_from_sorted(np.array([3.0, 0.5, -1.0, -2.0]))
     >>> alpha.tolist(), beta.tolist()
     ([3.0, 0.5, 0.0, 0.0], [2.0, 1.0, 0.0, 0.0])
@@ -103,7 +103,7 @@ def profile_from_lobes(
     Examples
     --------
     >>> import numpy as np
-    >>> from qkforms.profile import profile_from_lobes
+    >>> from qkforms.profile_map import profile_from_lobes
     >>> [float(x) for x in profile_from_lobes(np.array([2.0]), np.array([1.0]), 10.0)]
     [0.5, 0.4, 0.1, 0.0]
     """

@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 from qkforms._validate import as_float_array
 from qkforms.arithmetic import FLOAT64, Arithmetic
 from qkforms.errors import ParameterError, format_value
-from qkforms.profile import Profile, profile_points
+from qkforms.profile_map import Profile, profile_points
 
 __all__ = [
     "THETA_SEGMENTS",
@@ -178,7 +178,7 @@ def segment_projections(x: Any, ops: Arithmetic = FLOAT64) -> list[tuple[Any, An
     Examples
     --------
     >>> import numpy as np
-    >>> from qkforms.theta import segment_projections
+    >>> from qkforms.theta_family import segment_projections
     >>> [round(float(d), 12) for _, _, d in segment_projections(np.array([0.0, 1.0, 0.0, 0.0]))]
     [0.5, 0.5]
     """
@@ -201,7 +201,7 @@ def theta_sq_distance_of_point(x: Any, ops: Arithmetic = FLOAT64) -> Any:
     Examples
     --------
     >>> import numpy as np
-    >>> from qkforms.theta import theta_sq_distance_of_point
+    >>> from qkforms.theta_family import theta_sq_distance_of_point
     >>> round(float(theta_sq_distance_of_point(np.array([0.0, 1.0, 0.0, 0.0]))), 12)
     0.5
     """
@@ -218,7 +218,7 @@ def theta_distance_of_point(x: Any, ops: Arithmetic = FLOAT64) -> Any:
     Examples
     --------
     >>> import numpy as np
-    >>> from qkforms.theta import theta_distance_of_point
+    >>> from qkforms.theta_family import theta_distance_of_point
     >>> round(float(theta_distance_of_point(np.array([0.0, 1.0, 0.0, 0.0]))), 12)
     0.707106781187
     """
@@ -241,7 +241,7 @@ def theta_projection(p: Profile | ArrayLike) -> tuple[NDArray[np.float64], NDArr
 
     Examples
     --------
-    >>> from qkforms.theta import theta_projection
+    >>> from qkforms.theta_family import theta_projection
     >>> q, t = theta_projection([0.4, 0.4, 0.2, 0.0])
     >>> q.round(12).tolist(), round(float(t), 12)
     ([0.4, 0.4, 0.2, 0.0], 0.4472135955)

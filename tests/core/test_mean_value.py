@@ -17,8 +17,8 @@ import pytest
 from qkforms.arithmetic import FLOAT64
 from qkforms.mean_value import MEAN_VALUE, variables
 from qkforms.pairing import lobe_ratio_from_lobes, pairing_from_lobes
-from qkforms.profile import profile_from_lobes
-from qkforms.theta import theta_distance_of_point
+from qkforms.profile_map import profile_from_lobes
+from qkforms.theta_family import theta_distance_of_point
 
 
 def _stats(alpha, beta, tau, ops):  # type: ignore[no-untyped-def]

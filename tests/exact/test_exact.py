@@ -450,7 +450,7 @@ def test_exact_predicates_on_small_cases() -> None:
 
 
 def test_conversions_keep_exact_values() -> None:
-    from qkforms.exact.parts import as_fraction
+    from qkforms.exact.form_parts import as_fraction
     from qkforms.exact.rational import matrix_shape
 
     assert as_fraction(Fraction(1, 3)) == Fraction(1, 3)

@@ -45,6 +45,18 @@ from qkforms.exact.faces import (
     is_psd,
     is_semidefinite,
 )
+from qkforms.exact.form_parts import as_fraction, energies, frobenius_inner, parts, trace
+from qkforms.exact.form_signature import (
+    Signature,
+    charpoly,
+    gram_operator,
+    head_signature,
+    rank,
+    signature,
+    stacked_is_surjective,
+    stacked_matrix,
+    symmetric_head_form,
+)
 from qkforms.exact.head import ExactHead
 from qkforms.exact.inertia import HeadInertia, head_inertia
 from qkforms.exact.orthogonal import (
@@ -57,9 +69,8 @@ from qkforms.exact.orthogonal import (
     random_skew,
     rational_spectrum,
 )
-from qkforms.exact.parts import as_fraction, energies, frobenius_inner, parts, trace
 from qkforms.exact.polynomial import descartes_counts, sign_changes
-from qkforms.exact.profile import (
+from qkforms.exact.profile_map import (
     ExactProfile,
     PairingQuantities,
     exact_lobes,
@@ -79,17 +90,6 @@ from qkforms.exact.rational import (
     to_fmpq_mat,
     to_fraction,
     to_sympy_matrix,
-)
-from qkforms.exact.signature import (
-    Signature,
-    charpoly,
-    gram_operator,
-    head_signature,
-    rank,
-    signature,
-    stacked_is_surjective,
-    stacked_matrix,
-    symmetric_head_form,
 )
 from qkforms.exact.verified_spectrum import SpectrumEnclosure, enclose_spectrum
 

@@ -12,8 +12,8 @@ weights are exact dyadic rationals), float64 intervals guaranteed to contain
 together with the exact energies (Lemma 5, rationals from exact Gram blocks) and
 enclosures of the sorted nonzero spectrum of ``S``
 (:mod:`qkforms.exact.verified_spectrum`). The statistics are *not* written again
-here: the formulas of :mod:`qkforms.profile`, :mod:`qkforms.pairing` and
-:mod:`qkforms.theta` (``lobes_from_sorted``, ``profile_from_lobes``,
+here: the formulas of :mod:`qkforms.profile_map`, :mod:`qkforms.pairing` and
+:mod:`qkforms.theta_family` (``lobes_from_sorted``, ``profile_from_lobes``,
 ``pairing_from_lobes``, ``lobe_ratio_from_lobes``, ``theta_distance_of_point``) are
 evaluated on Arb balls (:data:`qkforms.exact.balls.BALLS`). By the inclusion property of
 ball arithmetic, a ball computed from balls that contain the true sorted eigenvalues
@@ -57,10 +57,10 @@ from qkforms.exact.verified_spectrum import (
     gram_spectrum_enclosure,
     layer_exact_grams,
 )
+from qkforms.form_parts import Energies
 from qkforms.pairing import lobe_ratio_from_lobes, pairing_from_lobes
-from qkforms.parts import Energies
-from qkforms.profile import lobes_from_sorted, profile_from_lobes
-from qkforms.theta import theta_distance_of_point
+from qkforms.profile_map import lobes_from_sorted, profile_from_lobes
+from qkforms.theta_family import theta_distance_of_point
 
 __all__ = [
     "CERTIFIED_STATS",

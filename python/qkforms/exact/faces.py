@@ -24,9 +24,9 @@ from fractions import Fraction
 import flint
 
 from qkforms.errors import ParameterError, QKFormsError, format_value
+from qkforms.exact.form_signature import charpoly, signature
 from qkforms.exact.orthogonal import line_projector, orthogonal_eigenbasis
 from qkforms.exact.rational import MatrixLike, require_symmetric, to_fmpq_mat
-from qkforms.exact.signature import charpoly, signature
 
 __all__ = [
     "hp_decomposition",

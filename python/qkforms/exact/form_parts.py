@@ -17,7 +17,7 @@ import flint
 
 from qkforms.errors import ShapeError
 from qkforms.exact.rational import MatrixLike, matrix_shape, to_fmpq_mat
-from qkforms.parts import Energies
+from qkforms.form_parts import Energies
 
 __all__ = ["parts", "energies", "frobenius_inner", "trace", "as_fraction"]
 

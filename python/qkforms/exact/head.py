@@ -24,9 +24,9 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any, Literal
 
+from qkforms.exact.form_signature import Signature, head_signature
 from qkforms.exact.inertia import HeadInertia, head_inertia
 from qkforms.exact.rational import MatrixLike, matrix_shape
-from qkforms.exact.signature import Signature, head_signature
 
 __all__ = ["ExactHead"]
 

@@ -72,7 +72,7 @@ from qkforms.exact.rational import (
 )
 
 try:  # the float core's NamedTuple, shared so that results compare equal
-    from qkforms.signature import Signature
+    from qkforms.form_signature import Signature
 except ImportError:  # pragma: no cover - only while the float core is absent
     from typing import NamedTuple as _NT
 

@@ -27,8 +27,8 @@ import flint
 import numpy as np
 
 from qkforms.errors import QKFormsError, ShapeError
+from qkforms.exact.form_signature import charpoly
 from qkforms.exact.rational import MatrixLike, matrix_shape, require_symmetric, to_fmpq_mat
-from qkforms.exact.signature import charpoly
 
 __all__ = [
     "IrrationalSpectrumError",

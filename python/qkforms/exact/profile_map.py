@@ -25,11 +25,11 @@ from typing import Any, NamedTuple
 import flint
 
 from qkforms.errors import QKFormsError, ZeroFormError
+from qkforms.exact.form_parts import energies, parts
+from qkforms.exact.form_signature import charpoly
 from qkforms.exact.orthogonal import IrrationalSpectrumError, rational_spectrum
-from qkforms.exact.parts import energies, parts
 from qkforms.exact.rational import MatrixLike, to_fraction
-from qkforms.exact.signature import charpoly
-from qkforms.profile import Profile
+from qkforms.profile_map import Profile
 
 __all__ = [
     "ExactProfile",
@@ -59,7 +59,7 @@ class ExactProfile(NamedTuple):
     d: Any
 
     def to_float(self) -> Profile:
-        """The float64 :class:`qkforms.profile.Profile` (rounded once per coordinate).
+        """The float64 :class:`qkforms.profile_map.Profile` (rounded once per coordinate).
 
         Examples
         --------

@@ -84,7 +84,7 @@ from qkforms.exact.rational import (
     matrix_shape,
     scaled_integer_matrix,
 )
-from qkforms.parts import Energies, energies_from_norm_and_trace
+from qkforms.form_parts import Energies, energies_from_norm_and_trace
 
 __all__ = [
     "ExactGram",

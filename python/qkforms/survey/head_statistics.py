@@ -48,15 +48,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from qkforms.exact.form_signature import head_signature
 from qkforms.exact.inertia import head_inertia
-from qkforms.exact.signature import head_signature
 from qkforms.faces import spectral_type
+from qkforms.form_signature import decide_signature
 from qkforms.gram import LayerSpectra
 from qkforms.pairing import lobe_departure, lobe_ratio, pairing_bound, pairing_score
-from qkforms.profile import Profile, profile_from_eigenvalues, symmetric_profile
-from qkforms.signature import decide_signature
+from qkforms.profile_map import Profile, profile_from_eigenvalues, symmetric_profile
 from qkforms.survey.schema import BOOL_COLUMNS, FLOAT_COLUMNS, INT_COLUMNS, STRING_COLUMNS
-from qkforms.theta import accumulation_limit, theta_distance, theta_L
+from qkforms.theta_family import accumulation_limit, theta_distance, theta_L
 from qkforms.tolerances import SPECTRAL_TYPE_RADIUS
 
 #: the columns filled for a zero form too (its signature is ``(0, 0, N)``)
