@@ -64,8 +64,8 @@ PKG = "python/qkforms"
 #: group -> (modules relative to the package, tests run against their mutants)
 GROUPS: dict[str, tuple[list[str], list[str]]] = {
     "core": (
-        ["form_parts.py", "form_signature.py", "profile_map.py", "pairing.py", "theta_family.py", "faces.py",
-         "arithmetic.py", "head.py", "_validate.py"],
+        ["form_parts.py", "form_signature.py", "profile_map.py", "pairing.py",
+         "theta_family.py", "faces.py", "arithmetic.py", "head.py", "_validate.py"],
         ["tests/core/test_core.py", "tests/core/test_gram.py", "tests/test_error_contract.py",
          "tests/survey/test_head_statistics.py",
          "tests/reliability/test_reliability_scale.py"],  # input contract, extreme scales
@@ -87,7 +87,7 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     ),
     "stats": (
         ["stats/baseline.py", "stats/bootstrap.py", "stats/cells.py", "stats/fits.py",
-         "stats/layer.py", *(f"stats/observations/{m}.py" for m in (
+         "stats/layer.py", *(f"stats/observation_tables/{m}.py" for m in (
              "__init__", "accumulation", "balance", "bands", "by_layer", "certified",
              "decisions", "families", "head_stats", "inputs", "pairing",
              "proportional_lobes", "spectral_geometry", "spectral_types",
@@ -95,8 +95,8 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
          "stats/training.py", "stats/spectral.py", "stats/synthetic_rows.py",
          "stats/table.py", "stats/types.py"],
         ["tests/stats/test_types_bootstrap_table.py", "tests/stats/test_fits.py",
-         "tests/stats/observations/test_observations.py", "tests/stats/test_pandas_input.py",
-         "tests/stats/observations/test_certified_tables.py",
+         "tests/stats/observation_tables/test_observations.py", "tests/stats/test_pandas_input.py",
+         "tests/stats/observation_tables/test_certified_tables.py",
          "tests/stats/test_samples_rows_tasks.py", "tests/stats/test_training.py"],
     ),
 }

@@ -255,7 +255,7 @@ def _stats_process_main(conn: Any, parent: int) -> None:
         import importlib
 
         try:
-            for name in ("qkforms.stats.command", "qkforms.stats.observations",
+            for name in ("qkforms.stats.command", "qkforms.stats.observation_tables",
                          "qkforms.stats.output", "scipy.stats", "pyarrow.parquet"):
                 importlib.import_module(name)
         except Exception:  # noqa: BLE001 - the step imports again and reports

@@ -68,7 +68,7 @@ def test_spectra_list_columns_are_engine_fields() -> None:
 def test_stats_readers_derive_from_the_schema() -> None:
     import importlib
 
-    observations = importlib.import_module("qkforms.stats.observations")
+    observations = importlib.import_module("qkforms.stats.observation_tables")
 
     assert observations.HEAD_COLUMNS == schema.STAT_READ_COLUMNS
     assert set(observations.HEAD_COLUMNS) <= set(schema.HEADS_COLUMNS)

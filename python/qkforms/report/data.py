@@ -1,7 +1,7 @@
 """What the report reads from a survey directory.
 
 ``DIR/heads.parquet`` and ``DIR/spectra.parquet`` (required), the statistics tables of
-``DIR/stats/`` (computed with :func:`qkforms.stats.observations` and written there when
+``DIR/stats/`` (computed with :func:`qkforms.stats.observation_tables` and written there when
 missing), ``DIR/manifest.json`` (optional) and, for RoPE models, the reduced factors
 ``DIR/factors/<key>.npz`` named in the manifest (read with ``allow_pickle=False``).
 

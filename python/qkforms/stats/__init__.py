@@ -14,7 +14,7 @@ Examples
 
 from __future__ import annotations
 
-from qkforms.stats.observations import POOLED, TABLES, observations
+from qkforms.stats.observation_tables import POOLED, TABLES, observations
 from qkforms.stats.table import Table, as_table, concat, read_parquet
 
 __all__ = ["POOLED", "TABLES", "Table", "as_table", "concat", "observations", "read_parquet"]

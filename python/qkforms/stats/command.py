@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     """
     from qkforms.errors import QKFormsError
     from qkforms.extras import require
-    from qkforms.stats.observations import observations
+    from qkforms.stats.observation_tables import observations
 
     require("survey", modules=("pyarrow",), command="qkforms stats",
             why="reading and writing Parquet tables")

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from qkforms.stats.observations import STRONGLY_SYMMETRIC
+from qkforms.stats.observation_tables import STRONGLY_SYMMETRIC
 from qkforms.stats.table import Table
 from qkforms.tolerances import NEAR_THETA, SPECTRAL_TYPE_RADIUS
 

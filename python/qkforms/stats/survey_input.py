@@ -1,6 +1,6 @@
 """Checking survey tables read back: ``heads.parquet`` and ``spectra.parquet`` as input.
 
-``qkforms stats`` and ``qkforms report`` (and :func:`qkforms.stats.observations`) take
+``qkforms stats`` and ``qkforms report`` (and :func:`qkforms.stats.observation_tables`) take
 these tables from the user, so every one is checked against the schema of
 :mod:`qkforms.survey.schema` before a statistic is computed from it
 (``docs/files.md``, "Tables read as input"):

@@ -11,7 +11,7 @@ For a survey of a training run (``heads.parquet`` rows with a ``step``), three t
   Θ, participation ratio) and shares with intervals of balanced heads and of the
   spectral types (survey column ``spectral_type``, radius rule). Resampling unit: the
   head; pooled rows resample within each layer. Seeds as in
-  :mod:`qkforms.stats.observations` (named streams).
+  :mod:`qkforms.stats.observation_tables` (named streams).
 * ``series_settling``: for every (model, layer or pooled, quantity) the step at which the
   quantity *settles*, by the plateau rule of :func:`settle_step`.
 * ``series_init``: when a run starts at step 0 (the random initialization), its heads

@@ -35,7 +35,7 @@ __all__ = ["ObservationOptions", "layer_payloads", "merge_parts", "run_tasks"]
 
 @dataclass(frozen=True)
 class ObservationOptions:
-    """The options of :func:`qkforms.stats.observations` (its parameters, same defaults).
+    """The options of :func:`qkforms.stats.observation_tables` (its parameters, same defaults).
 
     Examples
     --------

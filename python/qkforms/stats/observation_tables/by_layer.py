@@ -16,10 +16,10 @@ from qkforms.stats.cells import (
     put_median,
     rows_to_table,
 )
-from qkforms.stats.observations.decisions import (
+from qkforms.stats.observation_tables.decisions import (
     UNDECIDED,
 )
-from qkforms.stats.observations.inputs import TableInputs
+from qkforms.stats.observation_tables.inputs import TableInputs
 from qkforms.stats.table import Table
 
 __all__ = ["build"]
@@ -63,7 +63,7 @@ def build(inputs: TableInputs) -> tuple[Table]:
     --------
     >>> import numpy as np
     >>> from qkforms import Head
-    >>> from qkforms.stats.observations import ObservationOptions, prepare_inputs
+    >>> from qkforms.stats.observation_tables import ObservationOptions, prepare_inputs
     >>> from qkforms.stats.synthetic_rows import survey_rows
     >>> rng = np.random.default_rng(0)
     >>> heads = [Head(*rng.standard_normal((2, 4, 32))) for _ in range(6)]

@@ -1,4 +1,4 @@
-"""The tests of ``qkforms.stats.observations`` share the survey inputs of ``tests/stats``
+"""The tests of ``qkforms.stats.observation_tables`` share the survey inputs of ``tests/stats``
 (``stats_inputs.py``), as the other statistics tests do."""
 
 from __future__ import annotations

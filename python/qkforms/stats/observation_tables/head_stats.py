@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from qkforms.stats.observations.decisions import BAND_ENDS, CERTIFIED_RULES, decisions
-from qkforms.stats.observations.inputs import TableInputs
+from qkforms.stats.observation_tables.decisions import BAND_ENDS, CERTIFIED_RULES, decisions
+from qkforms.stats.observation_tables.inputs import TableInputs
 from qkforms.stats.table import Table
 
 __all__ = ["build"]
@@ -25,7 +25,7 @@ def build(inputs: TableInputs) -> tuple[Table, Table]:
     --------
     >>> import numpy as np
     >>> from qkforms import Head
-    >>> from qkforms.stats.observations import ObservationOptions, prepare_inputs
+    >>> from qkforms.stats.observation_tables import ObservationOptions, prepare_inputs
     >>> from qkforms.stats.synthetic_rows import survey_rows
     >>> rng = np.random.default_rng(0)
     >>> heads = [Head(*rng.standard_normal((2, 4, 32))) for _ in range(6)]

@@ -12,8 +12,8 @@ One module per observation table (or pair of tables), named as in docs/statistic
 each has a ``build`` that takes the run's :class:`~.inputs.TableInputs`
 (:func:`prepare_inputs`) and gives its tables; :data:`BUILDERS` orders them, and
 :func:`observations` runs them in that order. The per-layer tasks are in
-:mod:`~qkforms.stats.observations.tasks`, the threshold rules decided on intervals in
-:mod:`~qkforms.stats.observations.decisions`, the table cells in :mod:`qkforms.stats.cells`.
+:mod:`~qkforms.stats.observation_tables.tasks`, the threshold rules decided on intervals in
+:mod:`~qkforms.stats.observation_tables.decisions`, the table cells in :mod:`qkforms.stats.cells`.
 
 Examples
 --------
@@ -40,7 +40,7 @@ from qkforms import _progress
 from qkforms.errors import QKFormsError
 from qkforms.stats.bootstrap import DEFAULT_BOOT
 from qkforms.stats.cells import POOLED, Context, signature_masks
-from qkforms.stats.observations import (
+from qkforms.stats.observation_tables import (
     accumulation,
     balance,
     bands,
@@ -54,9 +54,13 @@ from qkforms.stats.observations import (
     spectral_types,
     symmetric_energy,
 )
-from qkforms.stats.observations.decisions import CERTIFIED_RULES, STRONGLY_SYMMETRIC, UNDECIDED
-from qkforms.stats.observations.inputs import TableInputs
-from qkforms.stats.observations.tasks import (
+from qkforms.stats.observation_tables.decisions import (
+    CERTIFIED_RULES,
+    STRONGLY_SYMMETRIC,
+    UNDECIDED,
+)
+from qkforms.stats.observation_tables.inputs import TableInputs
+from qkforms.stats.observation_tables.tasks import (
     ObservationOptions,
     layer_payloads,
     merge_parts,
@@ -100,7 +104,7 @@ BUILDERS: dict[tuple[str, ...], Callable[[TableInputs], tuple[Table, ...]]] = {
     ("families", "families_summary"): families.build,
     ("by_layer",): by_layer.build,
 }
-#: the per-head tables (:mod:`~qkforms.stats.observations.head_stats`)
+#: the per-head tables (:mod:`~qkforms.stats.observation_tables.head_stats`)
 HEAD_TABLES: tuple[str, ...] = ("head_stats", "baseline_heads")
 #: names of the returned tables, in report order
 TABLES: tuple[str, ...] = (*(name for names in BUILDERS for name in names), *HEAD_TABLES,

@@ -1,7 +1,7 @@
 """What the observation-table builders read (docs/statistics.md).
 
-One :class:`TableInputs` per run of :func:`qkforms.stats.observations`, made by
-:func:`qkforms.stats.observations.prepare_inputs`: the checked heads, the ok heads in task
+One :class:`TableInputs` per run of :func:`qkforms.stats.observation_tables`, made by
+:func:`qkforms.stats.observation_tables.prepare_inputs`: the checked heads, the ok heads in task
 order, the per-head columns and Gaussian baseline heads of the layer tasks, the spectral
 type labels, the bootstrap :class:`~qkforms.stats.cells.Context` and, for a training run,
 the series tables.
@@ -43,7 +43,7 @@ class TableInputs:
         The per-head columns of the layer tasks (``model``, ``layer``, ``head`` first).
     labels : dict of str -> ndarray
         Spectral type of every ok head under the ``radius``, ``imbalance`` and ``kmeans``
-        rules (:mod:`qkforms.stats.observations.spectral_types`).
+        rules (:mod:`qkforms.stats.observation_tables.spectral_types`).
     band_types : ndarray or None
         Radius-rule types decided on the storage-precision bands (None without bands).
     ctx : Context

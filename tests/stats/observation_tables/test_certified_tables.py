@@ -13,7 +13,7 @@ import pytest
 
 from qkforms import Head, spectral_type
 from qkforms.stats import observations
-from qkforms.stats.observations import STRONGLY_SYMMETRIC, UNDECIDED
+from qkforms.stats.observation_tables import STRONGLY_SYMMETRIC, UNDECIDED
 from qkforms.stats.synthetic_rows import survey_rows
 from qkforms.tolerances import NEAR_THETA, SPECTRAL_TYPE_RADIUS
 

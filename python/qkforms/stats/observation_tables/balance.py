@@ -21,7 +21,7 @@ from qkforms.stats.cells import (
     scopes,
     signature_masks,
 )
-from qkforms.stats.observations.inputs import TableInputs
+from qkforms.stats.observation_tables.inputs import TableInputs
 from qkforms.stats.table import Table
 from qkforms.survey.balance import BALANCE_COUNTS, balance_counts
 
@@ -59,7 +59,7 @@ def build(inputs: TableInputs) -> tuple[Table]:
     --------
     >>> import numpy as np
     >>> from qkforms import Head
-    >>> from qkforms.stats.observations import ObservationOptions, prepare_inputs
+    >>> from qkforms.stats.observation_tables import ObservationOptions, prepare_inputs
     >>> from qkforms.stats.synthetic_rows import survey_rows
     >>> rng = np.random.default_rng(0)
     >>> heads = [Head(*rng.standard_normal((2, 4, 32))) for _ in range(6)]
