@@ -18,6 +18,9 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 
+from qkforms import __version__
+from qkforms._fs import describe_os_error
+
 # the typed values live in qkforms.arguments (a ground module the commands share); they
 # stay importable from here, where the commands have always found them
 from qkforms.arguments import (
@@ -67,8 +70,6 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the top-level parser; subcommand arguments load lazily in :func:`main`."""
-    from qkforms import __version__
-
     parser = argparse.ArgumentParser(
         prog="qkforms",
         description="Bilinear forms of attention heads: theorems, checks and survey.",
@@ -143,8 +144,6 @@ def run_reporting_errors(name: str, func: Callable[[], int]) -> int:
     """
     import signal
     import threading
-
-    from qkforms._fs import describe_os_error
 
     previous = None
     if threading.current_thread() is threading.main_thread():

@@ -347,6 +347,7 @@ class Head:
                     f"(margin {d.margin:.3g}); use method='exact' (docs/survey.md, "
                     "\"Signatures: decided, never guessed\")")
         # lazy: qkforms.exact loads flint, and import qkforms stays numpy-only
+        # lazy: keeps python-flint out of this module's import
         from qkforms.exact.form_signature import head_signature
 
         return head_signature(self.W_Q, self.W_K)
@@ -383,6 +384,7 @@ class Head:
         kind: str | None
         if exact:
             # lazy: qkforms.exact loads flint, and import qkforms stays numpy-only
+            # lazy: keeps python-flint out of this module's import
             from qkforms.exact.inertia import head_inertia
 
             r = head_inertia(self.W_Q, self.W_K)
@@ -426,6 +428,7 @@ class Head:
         (Signature(n_pos=3, n_neg=0, n_zero=6), 3, 'none')
         """
         # lazy: qkforms.exact loads flint, and import qkforms stays numpy-only
+        # lazy: keeps python-flint out of this module's import
         from qkforms.exact.head import ExactHead
 
         return ExactHead(self.W_Q, self.W_K)
@@ -461,6 +464,7 @@ class Head:
         ('rump', True, True)
         """
         # lazy: qkforms.exact loads flint, and import qkforms stays numpy-only
+        # lazy: keeps python-flint out of this module's import
         from qkforms.exact.enclosure import enclose
 
         if prec is None:

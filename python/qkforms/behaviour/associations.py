@@ -48,8 +48,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from qkforms.behaviour.join import GEOMETRY, Joined
-from qkforms.stats.table import Table
+from qkforms.behaviour.join import GEOMETRY, Joined, join_directory
+from qkforms.behaviour.schema import SCORE_COLUMNS
+from qkforms.behaviour.scores import CLASS_SCORES, CLASS_THRESHOLD, SCORES
+from qkforms.stats.bootstrap import CI_LEVEL, median_ci, resample_index, rng_for, share_ci
+from qkforms.stats.table import Table, concat
 
 __all__ = [
     "ALPHA",
@@ -165,8 +168,6 @@ def spearman_tests(x: ArrayLike, Y: ArrayLike, *, groups: ArrayLike | None = Non
     >>> out["spearman"].round(12).tolist(), out["p_value"].tolist()
     ([1.0, -1.0], [0.001, 0.001])
     """
-    from qkforms.stats.bootstrap import CI_LEVEL, resample_index
-
     xv = np.asarray(x, dtype=np.float64)
     Yv = np.asarray(Y, dtype=np.float64)
     if Yv.ndim == 1:
@@ -218,8 +219,6 @@ def _float(col: Any) -> NDArray[np.float64]:
 
 
 def _class_masks(joined: Table) -> dict[str, NDArray[np.bool_]]:
-    from qkforms.behaviour.scores import CLASS_SCORES, CLASS_THRESHOLD
-
     masks = {s: _float(joined[s]) >= CLASS_THRESHOLD for s in CLASS_SCORES}
     anyone = np.zeros(len(joined), dtype=bool)
     for m in masks.values():
@@ -253,9 +252,6 @@ def _forms_at(joined: Table, forms: Table, concerns: dict[str, dict[str, int | N
 
 
 def _summary(joined: Table, seed: int, n_boot: int) -> Table:
-    from qkforms.behaviour.schema import SCORE_COLUMNS
-    from qkforms.stats.bootstrap import median_ci, rng_for
-
     masks = _class_masks(joined)
     models = np.asarray([str(m) for m in joined["model"]])
     rows: dict[str, list[Any]] = {"model": [], "heads": []}
@@ -279,9 +275,6 @@ def _summary(joined: Table, seed: int, n_boot: int) -> Table:
 
 
 def _classes(joined: Joined, seed: int, n_boot: int) -> Table:
-    from qkforms.behaviour.scores import SCORES
-    from qkforms.stats.bootstrap import median_ci, rng_for, share_ci
-
     heads = joined.heads
     masks = _class_masks(heads)
     models = np.asarray([str(m) for m in heads["model"]])
@@ -330,9 +323,6 @@ def _classes(joined: Joined, seed: int, n_boot: int) -> Table:
 
 
 def _correlations(heads: Table, seed: int, n_boot: int, n_perm: int) -> Table:
-    from qkforms.behaviour.schema import SCORE_COLUMNS
-    from qkforms.stats.bootstrap import rng_for
-
     models = np.asarray([str(m) for m in heads["model"]])
     Y = np.stack([_float(heads[g]) for g in GEOMETRY], axis=1) if len(heads) else \
         np.zeros((0, len(GEOMETRY)))
@@ -365,9 +355,6 @@ def _corrected(table: Table) -> Table:
 
 
 def _rope(joined: Joined, seed: int, n_perm: int) -> Table:
-    from qkforms.behaviour.schema import SCORE_COLUMNS
-    from qkforms.stats.bootstrap import rng_for
-
     heads, forms = joined.heads, joined.forms
     rows: dict[str, list[Any]] = {k: [] for k in (
         "model", "score", "statistic", "displacement", "concerns", "heads", "spearman",
@@ -463,9 +450,6 @@ def behaviour_tables(directories: Sequence[str | Path], *, heads: Table | None =
     >>> behaviour_tables([tempfile.mkdtemp()])
     {}
     """
-    from qkforms.behaviour.join import join_directory
-    from qkforms.stats.table import concat
-
     parts = []
     for d in directories:
         j = join_directory(d, heads if len(directories) == 1 else None)
@@ -489,8 +473,6 @@ def markdown_lines(tables: dict[str, Table]) -> list[str]:
     >>> markdown_lines({})
     []
     """
-    from qkforms.behaviour.scores import CLASS_THRESHOLD
-
     summary = tables.get("behaviour_summary")
     if summary is None or not len(summary):
         return []

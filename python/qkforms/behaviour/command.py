@@ -42,8 +42,15 @@ from typing import Any
 
 import numpy as np
 
+from qkforms import __version__
+from qkforms._fs import atomic_write, ensure_dir, read_json
 from qkforms.arguments import bounded_int, directory_arg
 from qkforms.behaviour.files import BEHAVIOUR_FILE, MANIFEST_FILE
+from qkforms.behaviour.probe_run import DTYPES, BehaviourOptions, score_source
+from qkforms.behaviour.scores import CLASS_SCORES, CLASS_THRESHOLD, SCORES
+from qkforms.errors import OutputError, QKFormsError, SurveyLockedError
+from qkforms.models import load
+from qkforms.survey.outdir import check_out
 
 __all__ = ["BEHAVIOUR_FILE", "MANIFEST_FILE", "configure", "run", "write_behaviour"]
 
@@ -52,8 +59,6 @@ LOCK_FILE = ".qkforms-behaviour.lock"
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the ``behaviour`` arguments to ``parser``."""
-    from qkforms.behaviour.probe_run import DTYPES, BehaviourOptions
-
     d = BehaviourOptions()
     parser.add_argument("sources", nargs="*", default=["smollm2"], metavar="SOURCE",
                         help="model directories, .gguf files or short names (default: "
@@ -95,8 +100,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _options(args: argparse.Namespace) -> Any:
-    from qkforms.behaviour.probe_run import BehaviourOptions
-
     return BehaviourOptions(seed=args.seed, sequences=args.sequences, length=args.length,
                             repeat=args.repeat, rebuild=args.rebuild, batch=args.batch,
                             memory_mb=args.memory_mb, dtype=args.dtype, threads=args.threads,
@@ -132,9 +135,7 @@ def run(args: argparse.Namespace) -> int:
     ...     print(str(exc).split(",")[0])  # doctest: +ELLIPSIS
     --out ... exists and is a regular file
     """
-    from qkforms.behaviour.probe_run import score_source
-    from qkforms.models import load
-    from qkforms.survey.outdir import check_out
+    # lazy: keeps python-flint out of this module's import
     from qkforms.survey.pipeline import unique_labels
 
     out = check_out(args.out)
@@ -164,9 +165,6 @@ def run(args: argparse.Namespace) -> int:
 def _locked(out: Path) -> Iterator[None]:
     """Hold ``DIR/.qkforms-behaviour.lock`` while the table is merged and written."""
     import fcntl
-
-    from qkforms._fs import ensure_dir
-    from qkforms.errors import OutputError, SurveyLockedError
 
     ensure_dir(out, root=out)
     path = out / LOCK_FILE
@@ -203,8 +201,10 @@ def _environment() -> dict[str, Any]:
 
 def _kept_rows(table_path: Path, models: list[str]) -> dict[str, list[Any]]:
     """The rows of an existing ``behaviour.parquet`` of models other than ``models``."""
+    # lazy: keeps python-flint out of this module's import
     from qkforms.behaviour.schema import BEHAVIOUR_COLUMNS
-    from qkforms.errors import QKFormsError
+
+    # lazy: keeps python-flint out of this module's import
     from qkforms.stats.table import read_parquet
 
     columns: dict[str, list[Any]] = {c: [] for c in BEHAVIOUR_COLUMNS}
@@ -223,9 +223,6 @@ def _kept_rows(table_path: Path, models: list[str]) -> dict[str, list[Any]]:
 
 def _kept_entries(man_path: Path, models: list[str]) -> list[dict[str, Any]]:
     """The entries of an existing ``behaviour.json`` of models other than ``models``."""
-    from qkforms._fs import read_json
-    from qkforms.errors import QKFormsError
-
     if not man_path.exists():
         return []
     old_man = read_json(man_path, "behaviour manifest")
@@ -277,8 +274,7 @@ def write_behaviour(out: str | os.PathLike[str], results: Sequence[Any], options
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from qkforms import __version__
-    from qkforms._fs import atomic_write
+    # lazy: keeps python-flint out of this module's import
     from qkforms.behaviour.schema import BEHAVIOUR_COLUMNS, behaviour_schema
 
     out = Path(out)
@@ -292,8 +288,6 @@ def write_behaviour(out: str | os.PathLike[str], results: Sequence[Any], options
                 columns[c].extend(r.columns[c])
             entries.append(_with_total_time(r.entry))
         table = pa.table(columns, schema=behaviour_schema())
-        from qkforms.behaviour.scores import CLASS_SCORES, CLASS_THRESHOLD, SCORES
-
         manifest = {
             "tool": "qkforms behaviour",
             "version": __version__,

@@ -39,8 +39,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from qkforms._fs import open_regular, read_json
+from qkforms.behaviour.files import BEHAVIOUR_FILE, MANIFEST_FILE
+from qkforms.behaviour.schema import BEHAVIOUR_COLUMNS, KEY_COLUMNS, SCORE_COLUMNS
+from qkforms.behaviour.scores import SCORES
 from qkforms.errors import QKFormsError, format_value
-from qkforms.stats.table import Table
+from qkforms.stats.table import Table, concat, read_parquet
+from qkforms.survey.head_statistics import head_statistics
+from qkforms.survey.manifest import factors_path
+from qkforms.survey.rope import relative_form
 
 __all__ = [
     "DISPLACEMENTS",
@@ -100,11 +107,6 @@ def read_behaviour(directory: str | Path) -> tuple[Table, dict[str, Any]] | None
     >>> read_behaviour(tempfile.mkdtemp()) is None
     True
     """
-    from qkforms._fs import read_json
-    from qkforms.behaviour.files import BEHAVIOUR_FILE, MANIFEST_FILE
-    from qkforms.behaviour.schema import BEHAVIOUR_COLUMNS
-    from qkforms.stats.table import read_parquet
-
     d = Path(directory)
     if not (d / BEHAVIOUR_FILE).exists():
         return None
@@ -159,8 +161,6 @@ def _join_model(model: str, ok_rows: list[int], heads: Table, behaviour: Table,
 
     Every ok survey head needs a behaviour row with the same ``kv_head``, ``N`` and ``n``.
     """
-    from qkforms.behaviour.schema import KEY_COLUMNS, SCORE_COLUMNS
-
     joined = 0
     for i in ok_rows:
         key = (model, int(heads["layer"][i]), int(heads["head"][i]))
@@ -214,8 +214,6 @@ def join_tables(heads: Table, behaviour: Table, *, survey_manifest: dict[str, An
     ...     print(str(exc).split(":")[1].strip())
     layer 0, head 0 has kv_head 0 in heads.parquet but 1 in behaviour.parquet
     """
-    from qkforms.behaviour.schema import KEY_COLUMNS, SCORE_COLUMNS
-
     def single(t: Table) -> list[int]:
         steps = t.get("step")
         return [i for i in range(len(t)) if steps is None or steps[i] is None
@@ -274,10 +272,6 @@ def relative_geometry(path: str | Path, entry: dict[str, Any],
         ``model, layer, head, displacement`` and the statistics, one row per ok head and
         displacement.
     """
-    from qkforms._fs import open_regular
-    from qkforms.survey.head_statistics import head_statistics
-    from qkforms.survey.rope import relative_form
-
     cols: dict[str, list[Any]] = {c: [] for c in ("model", "layer", "head", "displacement",
                                                   *GEOMETRY, "spectral_type")}
     N, n = int(entry["N"]), int(entry["n"])
@@ -324,11 +318,6 @@ def join_directory(directory: str | Path, heads: Table | None = None) -> Joined 
     QKFormsError
         As :func:`join_tables`; when the table exists without its manifest.
     """
-    from qkforms._fs import read_json
-    from qkforms.behaviour.scores import SCORES
-    from qkforms.stats.table import concat, read_parquet
-    from qkforms.survey.manifest import factors_path
-
     d = Path(directory)
     found = read_behaviour(d)
     if found is None:

@@ -379,6 +379,7 @@ def _columns(run: _Setup, sums: _Sums) -> dict[str, list[Any]]:
     """The behaviour rows: one per (layer, query head), in layer and head order."""
     # the behaviour schema sits on the survey schema, which loads python-flint: loaded
     # when a model is scored, not with ``import qkforms.behaviour.probe_run``
+    # lazy: keeps python-flint out of this module's import
     from qkforms.behaviour.schema import BEHAVIOUR_COLUMNS
 
     info, reason = run.info, run.reason

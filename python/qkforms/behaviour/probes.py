@@ -183,6 +183,7 @@ def make_probes(pool: ArrayLike, framing: Framing, *, seed: int, sequences: int,
         Fewer than 1 sequence, bodies shorter than 2 (or copies shorter than 2), or a
         pool with fewer tokens than a body needs (tokens are distinct within a body).
     """
+    # lazy: keeps python-flint out of this module's import
     from qkforms.stats.bootstrap import rng_for
 
     ids = np.asarray(pool, dtype=np.int64)

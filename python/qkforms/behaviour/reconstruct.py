@@ -43,6 +43,7 @@ from numpy.typing import ArrayLike, NDArray
 from qkforms.behaviour.scores import ProbeLayout
 from qkforms.errors import ShapeError
 from qkforms.models.records import LayerWeights
+from qkforms.survey.rope import rotate_positions
 
 __all__ = [
     "ShareSums",
@@ -88,8 +89,6 @@ def layer_scores(
     (s, b) : ndarrays, shape (B, n_q, S, S)
         Row ``i`` (query), column ``j`` (key); no mask applied.
     """
-    from qkforms.survey.rope import rotate_positions
-
     X = np.asarray(x, dtype=np.float64)
     n_q, n, N = layer.W_Q.shape
     if X.ndim != 3 or X.shape[-1] != N:

@@ -29,7 +29,12 @@ from typing import Any
 
 import numpy as np
 
-from qkforms.behaviour.join import Joined
+from qkforms import Head, reduce_heads
+from qkforms.behaviour.join import Joined, join_directory
+from qkforms.behaviour.schema import BEHAVIOUR_COLUMNS, behaviour_schema
+from qkforms.behaviour.scores import SCORES
+from qkforms.stats.synthetic_rows import survey_rows
+from qkforms.survey.schema import heads_schema, spectra_schema
 
 __all__ = ["MODELS", "joined_example", "write_example"]
 
@@ -46,12 +51,6 @@ def write_example(directory: str | Path, *, seed: int = 0) -> Path:
     """Write the toy survey and behaviour files into ``directory``; return it."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-
-    from qkforms import Head, reduce_heads
-    from qkforms.behaviour.schema import BEHAVIOUR_COLUMNS, behaviour_schema
-    from qkforms.behaviour.scores import SCORES
-    from qkforms.stats.synthetic_rows import survey_rows
-    from qkforms.survey.schema import heads_schema, spectra_schema
 
     d = Path(directory)
     (d / "factors").mkdir(parents=True, exist_ok=True)
@@ -125,8 +124,6 @@ def joined_example(seed: int = 0) -> Joined:
     (20, ['rope-toy'])
     """
     import tempfile
-
-    from qkforms.behaviour.join import join_directory
 
     with tempfile.TemporaryDirectory() as tmp:
         joined = join_directory(write_example(tmp, seed=seed))

@@ -24,7 +24,16 @@ from typing import Any
 
 import numpy as np
 
-from qkforms.stats.table import Table
+from qkforms._fs import ensure_dir
+from qkforms.behaviour.associations import ALPHA, TABLE_NAMES, behaviour_tables
+from qkforms.behaviour.files import BEHAVIOUR_FILE
+from qkforms.behaviour.join import GEOMETRY
+from qkforms.behaviour.schema import SCORE_COLUMNS
+from qkforms.behaviour.scores import CLASS_THRESHOLD
+from qkforms.report.figures import _visibility_menu, tetrahedron_frame
+from qkforms.report.geometry import to_xyz
+from qkforms.report.html import table_html
+from qkforms.stats.table import Table, read_parquet
 
 __all__ = ["behaviour_section", "load_tables", "rope_figure", "score_simplex"]
 
@@ -43,10 +52,6 @@ def score_simplex(heads: Table) -> dict[str, Any]:
     One trace per score (menu: which one is shown); the colour scale of each runs over
     its own range. Hover: the head, its profile and every score.
     """
-    from qkforms.behaviour.schema import SCORE_COLUMNS
-    from qkforms.report.figures import _visibility_menu, tetrahedron_frame
-    from qkforms.report.geometry import to_xyz
-
     frame = tetrahedron_frame()
     prof = np.stack([_f(heads[k]) for k in ("a", "b", "c", "d")], axis=1)
     xyz = to_xyz(prof) if len(heads) else np.zeros((0, 3))
@@ -97,10 +102,6 @@ def rope_figure(rope: Table, model: str) -> dict[str, Any]:
     >>> fig["layout"]["xaxis"]["title"]["text"]
     'displacement d (query − key position)'
     """
-    from qkforms.behaviour.join import GEOMETRY
-    from qkforms.behaviour.schema import SCORE_COLUMNS
-    from qkforms.report.figures import _visibility_menu
-
     rows = rope.where("model", model) if len(rope) else rope
     data: list[dict[str, Any]] = []
     for g in GEOMETRY:
@@ -148,10 +149,6 @@ def load_tables(directory: str | Path, heads: Table | None = None, *, seed: int 
     >>> load_tables(tempfile.mkdtemp())
     {}
     """
-    from qkforms.behaviour.associations import TABLE_NAMES, behaviour_tables
-    from qkforms.behaviour.files import BEHAVIOUR_FILE
-    from qkforms.stats.table import read_parquet
-
     d = Path(directory)
     source = d / BEHAVIOUR_FILE
     if not source.exists():
@@ -163,7 +160,6 @@ def load_tables(directory: str | Path, heads: Table | None = None, *, seed: int 
     if fresh and not recompute:
         return {name: read_parquet(p) if p.is_file() else Table() for name, p in paths.items()}
     tables = behaviour_tables([d], heads=heads, seed=seed, n_boot=n_boot)
-    from qkforms._fs import ensure_dir
 
     ensure_dir(stats, root=d)
     for name, table in tables.items():
@@ -181,10 +177,6 @@ def behaviour_section(data: Any, figs: list[dict[str, Any]], *, seed: int = 0,
     Appends its figures to ``figs`` (``data`` is the report's
     :class:`~qkforms.report.data.ReportData`).
     """
-    from qkforms.behaviour.associations import ALPHA
-    from qkforms.behaviour.scores import CLASS_THRESHOLD
-    from qkforms.report.html import table_html
-
     tables = load_tables(data.directory, data.all_heads, seed=seed, n_boot=n_boot,
                          recompute=recompute or data.computed_stats)
     if not tables:

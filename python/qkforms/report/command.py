@@ -19,6 +19,9 @@ from pathlib import Path
 
 from qkforms import _progress
 from qkforms.arguments import bounded_int, seed_arg
+from qkforms.errors import QKFormsError
+from qkforms.extras import require
+from qkforms.report.build import build_report
 from qkforms.report.rope_view import MAX_D
 from qkforms.report.rope_view import MAX_HEADS as MAX_ROPE_HEADS
 from qkforms.stats.bootstrap import MAX_BOOT as MAX_BOOTSTRAP
@@ -74,10 +77,6 @@ def run(args: argparse.Namespace) -> int:
     ...     print(exc)
     /nonexistent-survey-dir is not a directory
     """
-    from qkforms.errors import QKFormsError
-    from qkforms.extras import require
-    from qkforms.report.build import build_report
-
     require("survey", modules=("pyarrow",), command="qkforms report",
             why="reading the survey's Parquet tables")
     require("plots", modules=("plotly", "matplotlib") if args.png else ("plotly",),

@@ -19,8 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from qkforms._fs import read_json
+from qkforms.behaviour.associations import markdown_lines as behaviour_lines
 from qkforms.errors import QKFormsError
+from qkforms.stats import TABLES, observations
+from qkforms.stats.output import write_tables
+from qkforms.stats.survey_input import read_survey
 from qkforms.stats.table import Table, read_parquet
+from qkforms.stats.training import has_steps, last_step_rows
 
 __all__ = ["ReportData", "load"]
 
@@ -62,8 +68,6 @@ def _stale(head_stats: Table, heads: Table) -> bool:
     Compares the (model, layer, head) of the rows of ``head_stats`` with the ok heads
     of ``heads`` (of each model's last step, for a training run).
     """
-    from qkforms.stats.training import has_steps, last_step_rows
-
     if has_steps(heads):
         heads = last_step_rows(heads, heads)[0]
 
@@ -101,11 +105,6 @@ def load(
     ...     print(type(exc).__name__)
     QKFormsError
     """
-    from qkforms.behaviour.associations import markdown_lines as behaviour_lines
-    from qkforms.stats import TABLES, observations
-    from qkforms.stats.output import write_tables
-    from qkforms.stats.survey_input import read_survey
-
     d = Path(directory)
     # always read and checked, also when stats/ exists: a report never stands on stats/
     # alone (they are recomputed when they describe other heads)
@@ -128,7 +127,6 @@ def load(
     manifest: dict[str, Any] = {}
     mpath = d / "manifest.json"
     if os.path.lexists(mpath):  # a FIFO or /dev/zero link is refused, not ignored
-        from qkforms._fs import read_json
 
         manifest = read_json(mpath, "survey manifest")
         if not isinstance(manifest, dict):

@@ -485,6 +485,7 @@ def spectra_figure(heads: Table, spectra: Table, *, per_model: int = 2) -> dict[
     from scipy import stats as st
 
     # qkforms.stats.spectral loads scipy: only when this runs
+    # lazy: keeps scipy out of this module's import
     from qkforms.stats.spectral import SAMPLES, head_samples
 
     key = {(str(m), int(la), int(h)): i for i, (m, la, h) in

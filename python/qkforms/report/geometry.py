@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from qkforms import accumulation_limit, theta
+
 __all__ = [
     "EDGES",
     "EMPTY_EDGE",
@@ -66,8 +68,6 @@ def theta_polyline(points_per_segment: int = 2) -> NDArray[np.float64]:
     >>> theta_polyline().tolist()
     [[0.0, 0.0, 1.0, 0.0], [0.5, 0.5, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]]
     """
-    from qkforms import theta
-
     t = np.concatenate([np.linspace(1.0, 0.0, points_per_segment),
                         np.linspace(0.0, -1.0, points_per_segment)[1:]])
     p = theta(t)
@@ -87,8 +87,6 @@ def limit_curve(points: int = 201) -> NDArray[np.float64]:
     >>> curve[0].tolist(), curve[2].round(12).tolist(), curve[-1].tolist()
     ([0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0])
     """
-    from qkforms import accumulation_limit
-
     s = np.linspace(0.0, 1.0, points)
     with np.errstate(over="ignore"):
         rho = np.where(s < 1.0, np.tan(0.5 * np.pi * np.minimum(s, 1.0 - 1e-12)), np.inf)

@@ -23,7 +23,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from qkforms import profile
+from qkforms._fs import open_regular
 from qkforms.survey.manifest import factors_path
+from qkforms.survey.rope import relative_form
 
 __all__ = ["rope_profiles"]
 
@@ -52,15 +55,11 @@ def rope_profiles(
     >>> rope_profiles({"models": [{"name": "m", "factors": None}]}, ".")
     []
     """
-    from qkforms import profile
-
     out = []
     for entry in manifest.get("models", []) or []:
         path = factors_path(entry, directory)
         if path is None:
             continue
-        from qkforms._fs import open_regular
-        from qkforms.survey.rope import relative_form
 
         with open_regular(path) as fh, np.load(fh, allow_pickle=False) as npz:
             names = set(npz.files)

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from qkforms._fs import atomic_write, ensure_dir
 from qkforms.report.geometry import EDGES, EMPTY_EDGE, VERTICES, limit_curve, theta_polyline, to_xyz
 from qkforms.stats.table import Table
 
@@ -39,8 +40,6 @@ def _ternary_xy(b: np.ndarray, c: np.ndarray, d: np.ndarray) -> tuple[np.ndarray
 def _save(fig: Any, path: Path, root: Path, **kwargs: Any) -> None:
     """Save a figure as PNG atomically (never through a link; no partial file)."""
     import io
-
-    from qkforms._fs import atomic_write
 
     buf = io.BytesIO()
     fig.savefig(buf, format="png", **kwargs)
@@ -170,8 +169,6 @@ def write_pngs(heads: Table, baseline: Table, out_dir: str | Path, *,
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from qkforms._fs import ensure_dir
 
     out = Path(out_dir)
     base_dir = out.parent if root is None else Path(root)

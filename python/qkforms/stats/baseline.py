@@ -34,7 +34,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from qkforms.gram import head_spectra
 from qkforms.stats.bootstrap import rng_for
+from qkforms.survey.head_statistics import head_statistics
+from qkforms.threads import single_threaded_libraries
 
 __all__ = ["AHEAD_MAX_BYTES", "BASELINE_COLUMNS", "baseline_heads", "compute_ahead",
            "expected_sym_energy"]
@@ -160,8 +163,6 @@ def compute_ahead(jobs: Sequence[Job]) -> threading.Thread:
     >>> all((ahead[c] == again[c]).all() for c in ahead)
     True
     """
-    from qkforms.threads import single_threaded_libraries
-
     todo: list[tuple[Job, _Ahead]] = []
     with _AHEAD_LOCK:
         for job in jobs:
@@ -193,9 +194,6 @@ def compute_ahead(jobs: Sequence[Job]) -> threading.Thread:
 def _draw(count: int, N: int, n: int, seed: int, key: tuple[Hashable, ...]
           ) -> dict[str, NDArray[np.float64]]:
     """The baseline rows of :func:`baseline_heads`, computed."""
-    from qkforms.gram import head_spectra
-    from qkforms.survey.head_statistics import head_statistics
-
     rng = rng_for(seed, "gaussian-baseline", *key)
     parts: dict[str, list[NDArray[np.float64]]] = {c: [] for c in BASELINE_COLUMNS}
     done = 0

@@ -24,7 +24,15 @@ from pathlib import Path
 
 from qkforms import _progress
 from qkforms.arguments import bounded_int, directory_arg, scheduler_arg, seed_arg
+from qkforms.behaviour.associations import behaviour_tables
+from qkforms.behaviour.associations import markdown_lines as behaviour_lines
+from qkforms.errors import QKFormsError
+from qkforms.extras import require
 from qkforms.stats.bootstrap import MAX_BOOT as MAX_BOOTSTRAP
+from qkforms.stats.observation_tables import observations
+from qkforms.stats.output import write_tables
+from qkforms.stats.survey_input import read_survey
+from qkforms.stats.table import concat
 
 __all__ = ["configure", "run"]
 
@@ -83,18 +91,10 @@ def run(args: argparse.Namespace) -> int:
     ...     print("heads.parquet" in str(exc))
     True
     """
-    from qkforms.errors import QKFormsError
-    from qkforms.extras import require
-    from qkforms.stats.observation_tables import observations
-
     require("survey", modules=("pyarrow",), command="qkforms stats",
             why="reading and writing Parquet tables")
     if args.executor == "dask":
         require("dask", command="qkforms stats", why="--executor dask")
-    from qkforms.behaviour.associations import markdown_lines as behaviour_lines
-    from qkforms.stats.output import write_tables
-    from qkforms.stats.survey_input import read_survey
-    from qkforms.stats.table import concat
 
     dirs = [Path(d) for d in args.dirs]
     for d in dirs:
@@ -110,7 +110,6 @@ def run(args: argparse.Namespace) -> int:
             baseline=args.baseline, baseline_max_heads=args.baseline_heads,
             executor=args.executor, scheduler=args.scheduler, n_workers=args.workers,
         )
-    from qkforms.behaviour.associations import behaviour_tables  # when behaviour.parquet exists
 
     tables.update(behaviour_tables(dirs, heads=heads if len(dirs) == 1 else None,
                                    seed=args.seed, n_boot=args.bootstrap))

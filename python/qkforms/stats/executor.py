@@ -15,6 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from qkforms.stats.layer import layer_task
+from qkforms.survey.dask_executor import dask_client
+
 __all__ = ["run_dask"]
 
 
@@ -54,8 +57,6 @@ def run_dask(
     """
     if not payloads:
         return []
-    from qkforms.stats.layer import layer_task
-    from qkforms.survey.dask_executor import dask_client
 
     with dask_client(scheduler=scheduler, client=client, n_workers=n_workers,
                      processes=processes) as c:

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from qkforms.errors import QKFormsError
+from qkforms.stats.baseline import baseline_heads
 
 __all__ = ["fit_layers", "layer_task"]
 
@@ -86,6 +87,7 @@ def fit_layers(payloads: Sequence[tuple[dict[str, Any], dict[str, Any]]], *,
     (2, [1], [None])
     """
     # qkforms.stats.spectral loads scipy: only when this runs
+    # lazy: keeps scipy out of this module's import
     from qkforms.stats.spectral import family_rows
 
     ordered = [_ordered_spectra(h, s) for h, s in payloads]
@@ -133,9 +135,8 @@ def layer_task(
     >>> round(out["head_stats"]["geo_rel_err"][0], 6)
     0.010153
     """
-    from qkforms.stats.baseline import baseline_heads
-
     # qkforms.stats.spectral loads scipy: only when this runs
+    # lazy: keeps scipy out of this module's import
     from qkforms.stats.spectral import spectral_rows
 
     head_ids, spec = _ordered_spectra(heads, spectra)

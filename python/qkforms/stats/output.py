@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from qkforms._fs import atomic_write, ensure_dir
 from qkforms.stats.observation_tables import STRONGLY_SYMMETRIC
 from qkforms.stats.table import Table
 from qkforms.tolerances import NEAR_THETA, SPECTRAL_TYPE_RADIUS
@@ -228,8 +229,6 @@ def write_tables(
     >>> [p.name for p in write_tables({"pairing": Table({"model": ["m"]})}, d, parquet=False)]
     ['pairing.csv', 'observations.md']
     """
-    from qkforms._fs import atomic_write, ensure_dir
-
     out = Path(out_dir)
     root = out if root is None else Path(root)
     ensure_dir(out, root=root)

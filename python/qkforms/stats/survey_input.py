@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from qkforms.errors import MissingColumnError, QKFormsError, format_value
+from qkforms.stats.table import Table, read_arrow
 from qkforms.survey.schema import (
     HEADS,
     SPECTRA,
@@ -282,8 +283,6 @@ def _nan_in_ok_rows(table: Any, where: str) -> None:
 
 
 def _read(path: Path) -> Any:
-    from qkforms.stats.table import read_arrow
-
     return read_arrow(path)
 
 
@@ -303,8 +302,6 @@ def read_heads(path: str | Path) -> Table:
     ...     print(str(exc).split(";")[0].split(": ", 1)[1])
     column 'a' is NaN in 1 'ok' row(s) (first: row 0)
     """
-    from qkforms.stats.table import Table
-
     table = _read(Path(path))
     _nan_in_ok_rows(table, str(path))
     return check_heads(Table(table.to_pydict()), str(path))
@@ -312,8 +309,6 @@ def read_heads(path: str | Path) -> Table:
 
 def read_spectra(path: str | Path, heads: Table | None = None) -> Table:
     """Read and check ``spectra.parquet`` (:func:`check_spectra`)."""
-    from qkforms.stats.table import Table
-
     return check_spectra(Table(_read(Path(path)).to_pydict()), heads, str(path))
 
 

@@ -27,7 +27,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from qkforms.survey.schema import BAND_COLUMNS, CERTIFY_COLUMNS, HEADS_COLUMNS
+from qkforms.bands import precision_band
+from qkforms.exact import enclose
+from qkforms.gram import head_spectra
+from qkforms.models.precision import float_half_widths
+from qkforms.survey.arrow_tables import band_columns, certify_columns
+from qkforms.survey.head_statistics import exact_facts, head_statistics
+from qkforms.survey.schema import BAND_COLUMNS, CERTIFY_COLUMNS, HEADS_COLUMNS, INT_COLUMNS
 
 __all__ = ["rows_from_spectrum", "survey_rows"]
 
@@ -39,9 +45,6 @@ def _stat_row(eig_S: np.ndarray, norm_sq: float, skew_sq: float, trace: float,
 
     ``err``: ``(err_rel, err_abs, n_live)`` of the Gram engine; None for an exact spectrum.
     """
-    from qkforms.survey.head_statistics import head_statistics
-    from qkforms.survey.schema import INT_COLUMNS
-
     rel, absolute, live = (0.0, 0.0, n) if err is None else err
     st = head_statistics(eig_S[None], [norm_sq], [skew_sq], [trace], sv_L_sq[None], N=N, n=n,
                          err_rel=[rel], err_abs=[absolute], n_live=[live])
@@ -94,8 +97,6 @@ def survey_rows(
     >>> h["layer"], h["head"], len(s["eig_S"][0])
     ([0, 0, 1, 1], [0, 1, 0, 1], 4)
     """
-    from qkforms.gram import head_spectra
-
     per = heads_per_layer or max(len(heads), 1)
     hcols: dict[str, list[Any]] = {}
     scols: dict[str, list[Any]] = {}
@@ -110,19 +111,10 @@ def survey_rows(
                              float(sp.trace[0]), sp.sv_L_sq[0], N, n,
                              (float(sp.err_rel[0]), float(sp.err_abs[0]), int(sp.n_live[0]))))
         if exact:
-            from qkforms.survey.head_statistics import exact_facts
-
             row.update(exact_facts(head.W_Q, head.W_K)[0])
         if certify:
-            from qkforms.exact import enclose
-            from qkforms.survey.arrow_tables import certify_columns
-
             row.update({k: v[0] for k, v in certify_columns([enclose(head)]).items()})
         if band_dtype is not None:
-            from qkforms.bands import precision_band
-            from qkforms.models.precision import float_half_widths
-            from qkforms.survey.arrow_tables import band_columns
-
             band = precision_band(head.W_Q, head.W_K, float_half_widths(head.W_Q, band_dtype),
                                   float_half_widths(head.W_K, band_dtype))
             row.update({k: v[0] for k, v in band_columns([band]).items()})

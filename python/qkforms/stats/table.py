@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from qkforms._fs import MAX_TABLE_BYTES, atomic_write, read_bytes
 from qkforms.errors import MissingColumnError, QKFormsError, ShapeError, format_value
 
 __all__ = ["Table", "as_table", "concat", "read_arrow", "read_parquet"]
@@ -252,8 +253,6 @@ class Table:
         >>> p.read_text().splitlines()
         ['x', '1']
         """
-        from qkforms._fs import atomic_write
-
         path = Path(path)
         atomic_write(path, self.to_csv_string().encode("utf-8"), root=root)
         return path
@@ -288,8 +287,6 @@ class Table:
         [1.0]
         """
         import pyarrow.parquet as pq
-
-        from qkforms._fs import atomic_write
 
         path = Path(path)
         table = self.to_arrow()
@@ -424,8 +421,6 @@ def read_arrow(path: str | Path) -> Any:
     ...     print(type(exc).__name__)
     QKFormsError
     """
-    from qkforms._fs import MAX_TABLE_BYTES, read_bytes
-
     path = Path(path)
     if not os.path.lexists(path):
         raise QKFormsError(f"{path} does not exist; run `qkforms survey --out DIR` first")

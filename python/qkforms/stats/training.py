@@ -36,6 +36,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from qkforms import theta
+from qkforms.stats.baseline import baseline_heads, expected_sym_energy
 from qkforms.stats.bootstrap import cliffs_delta_ci
 from qkforms.stats.cells import (
     BALANCE_READ_COLUMNS,
@@ -47,6 +49,7 @@ from qkforms.stats.cells import (
     signature_masks,
 )
 from qkforms.stats.table import Table
+from qkforms.survey.balance import balance_counts
 
 __all__ = [
     "MEDIAN_QUANTITIES",
@@ -84,8 +87,6 @@ def dist_to_M(profiles: NDArray[np.float64]) -> NDArray[np.float64]:
     >>> dist_to_M(np.array([[0.5, 0.5, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]])).round(6).tolist()
     [0.0, 1.224745]
     """
-    from qkforms import theta
-
     M = np.asarray(theta(0.0), dtype=np.float64)
     return np.asarray(np.linalg.norm(np.asarray(profiles, dtype=np.float64) - M, axis=-1))
 
@@ -155,8 +156,6 @@ def settle_step(steps: Sequence[float], values: Sequence[float] | NDArray[np.flo
 
 
 def _signature_rows(sub: Table) -> dict[str, Any]:
-    from qkforms.survey.balance import balance_counts
-
     c = balance_counts({k: sub[k].tolist() for k in BALANCE_READ_COLUMNS})
     return {k: c[k] for k in ("balanced", "full_signature", "decided", "decided_exact",
                               "undecided", "contradictions")}
@@ -286,8 +285,6 @@ def _settling_rows(model: str, layers: list[int], steps: list[float],
 
 def _init_rows(ctx: Any, model: str, first: Table, *, seed: int,
                baseline: bool) -> list[dict[str, Any]]:
-    from qkforms.stats.baseline import baseline_heads, expected_sym_energy
-
     out = []
     layers = floats(first["layer"]).astype(int) if len(first) else np.zeros(0, int)
     base_rows: dict[int, dict[str, NDArray[np.float64]]] = {}

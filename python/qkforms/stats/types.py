@@ -34,7 +34,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from qkforms import spectral_type
 from qkforms.errors import ParameterError
+from qkforms.faces import spectral_type_imbalance
 from qkforms.tolerances import SPECTRAL_TYPE_RADIUS
 
 __all__ = [
@@ -64,8 +66,6 @@ def radius_types(profiles: ArrayLike, radius: float = SPECTRAL_TYPE_RADIUS) -> N
     >>> radius_types([[0.5, 0.49, 0.01, 0.0], [0.5, 0.3, 0.05, 0.15]]).tolist()
     ['II', 'I-']
     """
-    from qkforms import spectral_type
-
     p = np.atleast_2d(np.asarray(profiles, dtype=np.float64))
     return np.asarray(spectral_type(p, radius=radius))
 
@@ -79,8 +79,6 @@ def imbalance_types(profiles: ArrayLike) -> NDArray[np.str_]:
     >>> imbalance_types([[0.5, 0.3, 0.15, 0.05]]).tolist()
     ['I+']
     """
-    from qkforms.faces import spectral_type_imbalance
-
     p = np.atleast_2d(np.asarray(profiles, dtype=np.float64))
     return np.asarray(spectral_type_imbalance(p))
 

@@ -25,6 +25,7 @@ __all__ = ["build"]
 
 def _families_tables(hs: Table, ctx: Context) -> tuple[Table, Table]:
     # the per-head samples sit with the scipy fits: loaded when the table is built
+    # lazy: keeps scipy out of this module's import
     from qkforms.stats.spectral import SAMPLES
 
     rows = []
