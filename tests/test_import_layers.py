@@ -173,10 +173,16 @@ def test_no_import_circle() -> None:
     assert not found, "import circles:\n" + "\n".join(" <-> ".join(c) for c in found)
 
 
-def test_the_checker_sees_an_upward_import_and_a_circle() -> None:
-    # the checker itself: the lowest layer is below the highest, and a made-up circle is
-    # found (so a passing run above is not a checker that sees nothing)
+def test_the_checker_orders_the_layers_and_finds_a_circle() -> None:
+    # the checker itself: the ground is below the commands, an import of the package face
+    # is attributed to it, and a made-up circle is found (so a passing run above is not a
+    # checker that sees nothing)
     assert layer_of("qkforms.errors") < layer_of("qkforms.cli")
+    assert layer_of("qkforms.exact") == layer_of("qkforms.exact.balls")
+    # `from qkforms import __version__` is an import of the face; `from qkforms.head import
+    # Head` (in the face) one of the module
+    assert "qkforms" in GRAPH["qkforms.cli"]
+    assert "qkforms.head" in GRAPH["qkforms"]
     saved = dict(GRAPH)
     try:
         GRAPH["qkforms.errors"] = ["qkforms.cli"]

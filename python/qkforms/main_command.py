@@ -29,9 +29,6 @@ from typing import Any
 
 from qkforms import _progress
 from qkforms.errors import QKFormsError
-from qkforms.stats.baseline import compute_ahead
-from qkforms.stats.command import configure as stats_configure
-from qkforms.stats.command import run as stats_run
 from qkforms.survey import command as survey_command
 from qkforms.survey.options import parse_layers
 from qkforms.survey.parallel import die_with_parent, single_threaded_children
@@ -272,12 +269,15 @@ def _stats_process_main(conn: Any, parent: int) -> None:
         except (EOFError, OSError):
             return
         if msg[0] == "ahead":
+            from qkforms.stats.baseline import compute_ahead  # in this process only
+
             compute_ahead(msg[1])
             continue
         if msg[0] != "go":
             return
         loader.join()
         # the statistics' modules are imported in this process only
+        from qkforms.stats.command import run as stats_run
 
         try:
             with contextlib.redirect_stderr(_PipeText(send)), \
@@ -305,6 +305,8 @@ def _stats_process_main(conn: Any, parent: int) -> None:
 def _stats_args(out: Path) -> argparse.Namespace:
     """The arguments of the statistics step that follows the survey: ``qkforms stats``'s
     defaults on ``out``."""
+    from qkforms.stats.command import configure as stats_configure  # scipy: when asked
+
     parser = argparse.ArgumentParser()
     stats_configure(parser)
     return parser.parse_args([str(out)])
@@ -337,5 +339,7 @@ def _baseline_jobs(models: list[Any], opts: Any) -> list[Any]:
 
 def _observation_tables(out: Path) -> None:
     """Write the observation tables of ``qkforms stats`` (defaults) to ``out/stats``."""
+    from qkforms.stats.command import run as stats_run  # scipy and pyarrow: when asked
+
     stats_run(_stats_args(out))
     print(f"wrote the observation tables to {out / 'stats'} (observations.md)")
