@@ -59,7 +59,7 @@ __all__ = [
 #: subcommand -> (module, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "survey": ("qkforms.main_command", "survey the attention heads of real models"),
-    "stats": ("qkforms.stats.command", "observation tables from survey outputs"),
+    "stats": ("qkforms.stats_command", "observation tables from survey outputs"),
     "report": ("qkforms.report.command", "offline HTML report of a survey"),
     "behaviour": ("qkforms.behaviour.command",
                   "score what every head does (previous-token, induction, ...) by running "

@@ -4,7 +4,7 @@ The command line layer composes the two steps (the survey itself knows nothing o
 statistics that read it): :mod:`qkforms.survey.command` parses the survey's flags and
 surveys the models (:func:`qkforms.survey.command.survey_from_args`); unless
 ``--no-stats``, the statistics step (``qkforms stats`` with its defaults,
-:mod:`qkforms.stats.command`) then writes ``DIR/stats``. The step runs in a process of
+:mod:`qkforms.stats_command`) then writes ``DIR/stats``. The step runs in a process of
 its own started with the survey (:class:`_StatsProcess`), which meanwhile imports the
 statistics' modules and draws the Gaussian baselines; where no process can be started
 it runs in this one. See ``docs/survey.md`` and ``docs/statistics.md``.
@@ -255,7 +255,7 @@ def _stats_process_main(conn: Any, parent: int) -> None:
         import importlib
 
         try:
-            for name in ("qkforms.stats.command", "qkforms.stats.observation_tables",
+            for name in ("qkforms.stats_command", "qkforms.stats.observation_tables",
                          "qkforms.stats.output", "scipy.stats", "pyarrow.parquet"):
                 importlib.import_module(name)
         except Exception:  # noqa: BLE001 - the step imports again and reports
@@ -277,7 +277,7 @@ def _stats_process_main(conn: Any, parent: int) -> None:
             return
         loader.join()
         # the statistics' modules are imported in this process only
-        from qkforms.stats.command import run as stats_run
+        from qkforms.stats_command import run as stats_run
 
         try:
             with contextlib.redirect_stderr(_PipeText(send)), \
@@ -305,7 +305,7 @@ def _stats_process_main(conn: Any, parent: int) -> None:
 def _stats_args(out: Path) -> argparse.Namespace:
     """The arguments of the statistics step that follows the survey: ``qkforms stats``'s
     defaults on ``out``."""
-    from qkforms.stats.command import configure as stats_configure  # scipy: when asked
+    from qkforms.stats_command import configure as stats_configure  # scipy: when asked
 
     parser = argparse.ArgumentParser()
     stats_configure(parser)
@@ -339,7 +339,7 @@ def _baseline_jobs(models: list[Any], opts: Any) -> list[Any]:
 
 def _observation_tables(out: Path) -> None:
     """Write the observation tables of ``qkforms stats`` (defaults) to ``out/stats``."""
-    from qkforms.stats.command import run as stats_run  # scipy and pyarrow: when asked
+    from qkforms.stats_command import run as stats_run  # scipy and pyarrow: when asked
 
     stats_run(_stats_args(out))
     print(f"wrote the observation tables to {out / 'stats'} (observations.md)")

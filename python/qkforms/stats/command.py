@@ -20,21 +20,42 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from qkforms import _progress
 from qkforms.arguments import bounded_int, directory_arg, scheduler_arg, seed_arg
-from qkforms.behaviour.associations import behaviour_tables
-from qkforms.behaviour.associations import markdown_lines as behaviour_lines
 from qkforms.errors import QKFormsError
 from qkforms.extras import require
 from qkforms.stats.bootstrap import MAX_BOOT as MAX_BOOTSTRAP
 from qkforms.stats.observation_tables import observations
-from qkforms.stats.output import write_tables
+from qkforms.stats.output import Section, write_tables
 from qkforms.stats.survey_input import read_survey
-from qkforms.stats.table import concat
+from qkforms.stats.table import Table, concat
 
-__all__ = ["configure", "run"]
+__all__ = ["TableJoin", "configure", "run"]
+
+
+@dataclass(frozen=True)
+class TableJoin:
+    """Tables that a layer above the statistics joins to theirs (e.g. the behaviour
+    associations, :mod:`qkforms.stats_command`).
+
+    ``tables(dirs, heads=..., seed=..., n_boot=...)`` gives the further tables of the
+    survey directories (``heads``: the read ``heads.parquet`` of a single directory, else
+    None; ``{}`` when there are none); ``section`` their part of ``observations.md``.
+
+    Examples
+    --------
+    >>> from qkforms.stats.command import TableJoin
+    >>> j = TableJoin(lambda dirs, **kw: {}, lambda tables: [])
+    >>> j.tables([], heads=None, seed=0, n_boot=0), j.section({})
+    ({}, [])
+    """
+
+    tables: Callable[..., dict[str, Table]]
+    section: Section
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -76,8 +97,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "otherwise, for phases longer than 5 s)")
 
 
-def run(args: argparse.Namespace) -> int:
-    """Read the survey outputs, compute the tables, write them; return 0.
+def run(args: argparse.Namespace, joins: Sequence[TableJoin] = ()) -> int:
+    """Read the survey outputs, compute the tables (and those of ``joins``), write them;
+    return 0.
 
     Examples
     --------
@@ -111,8 +133,9 @@ def run(args: argparse.Namespace) -> int:
             executor=args.executor, scheduler=args.scheduler, n_workers=args.workers,
         )
 
-    tables.update(behaviour_tables(dirs, heads=heads if len(dirs) == 1 else None,
-                                   seed=args.seed, n_boot=args.bootstrap))
+    for join in joins:
+        tables.update(join.tables(dirs, heads=heads if len(dirs) == 1 else None,
+                                  seed=args.seed, n_boot=args.bootstrap))
     elapsed = time.perf_counter() - start
     header = (f"Sources: {', '.join(str(d) for d in dirs)}. Seed {args.seed}, "
               f"{args.bootstrap} bootstrap replicates, family fits "
@@ -123,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
     for target, root in targets:
         paths = write_tables(tables, target, header=header,
                              parquet=None if args.parquet else False, root=root,
-                             sections=(behaviour_lines,))
+                             sections=tuple(j.section for j in joins))
         print(f"qkforms stats: wrote {len(paths)} files to {target}", file=sys.stderr)
     print(f"qkforms stats: {len(heads)} heads, {elapsed:.1f} s", file=sys.stderr)
     return 0
