@@ -30,12 +30,15 @@ from numpy.typing import ArrayLike
 from qkforms.bands import precision_band
 from qkforms.exact import enclose
 from qkforms.gram import head_spectra
+from qkforms.head import Head
 from qkforms.models.precision import float_half_widths
+from qkforms.stats.observation_tables import ObservationOptions, prepare_inputs
+from qkforms.stats.observation_tables.inputs import TableInputs
 from qkforms.survey.arrow_tables import band_columns, certify_columns
 from qkforms.survey.head_statistics import exact_facts, head_statistics
 from qkforms.survey.schema import BAND_COLUMNS, CERTIFY_COLUMNS, HEADS_COLUMNS, INT_COLUMNS
 
-__all__ = ["rows_from_spectrum", "survey_rows"]
+__all__ = ["rows_from_spectrum", "survey_rows", "toy_inputs"]
 
 
 def _stat_row(eig_S: np.ndarray, norm_sq: float, skew_sq: float, trace: float,
@@ -168,3 +171,19 @@ def _order(row: dict[str, Any]) -> dict[str, Any]:
     """The row in file order; the ``--certify`` and band columns are null unless given."""
     optional = (*CERTIFY_COLUMNS, *BAND_COLUMNS)
     return {k: row.get(k) if k in optional else row[k] for k in HEADS_COLUMNS}
+
+
+def toy_inputs(n_boot: int = 20) -> TableInputs:
+    """The inputs of the observation tables for six Gaussian heads (n = 4, N = 32) in two
+    layers of one model ``toy``, without family fits: the examples of the table builders.
+
+    Examples
+    --------
+    >>> from qkforms.stats.synthetic_rows import toy_inputs
+    >>> len(toy_inputs().ok)
+    6
+    """
+    rng = np.random.default_rng(0)
+    heads = [Head(*rng.standard_normal((2, 4, 32))) for _ in range(6)]
+    h, s = survey_rows("toy", heads, heads_per_layer=3)
+    return prepare_inputs(h, s, ObservationOptions(n_boot=n_boot, fits=False))

@@ -23,14 +23,8 @@ def build(inputs: TableInputs) -> tuple[Table, Table]:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from qkforms import Head
-    >>> from qkforms.stats.observation_tables import ObservationOptions, prepare_inputs
-    >>> from qkforms.stats.synthetic_rows import survey_rows
-    >>> rng = np.random.default_rng(0)
-    >>> heads = [Head(*rng.standard_normal((2, 4, 32))) for _ in range(6)]
-    >>> h, s = survey_rows("toy", heads, heads_per_layer=3)
-    >>> inputs = prepare_inputs(h, s, ObservationOptions(n_boot=20, fits=False))
+    >>> from qkforms.stats.synthetic_rows import toy_inputs
+    >>> inputs = toy_inputs()
     >>> head_stats, baseline_heads = build(inputs)
     >>> len(head_stats), len(baseline_heads), "type_kmeans" in head_stats
     (6, 6, True)
