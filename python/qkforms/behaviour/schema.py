@@ -17,12 +17,11 @@ Examples
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 from qkforms.behaviour.scores import SCORES
-from qkforms.survey.schema import HEADS, Column, markdown_table
+from qkforms.survey.schema import HEADS, Column, markdown_table, write_schema_blocks
 
 __all__ = [
     "BEHAVIOUR",
@@ -74,7 +73,6 @@ def behaviour_schema() -> Any:
     return pa.schema([c.arrow() for c in BEHAVIOUR])
 
 
-_BLOCK = re.compile(r"(<!-- schema:behaviour -->\n)(.*?)(\n<!-- /schema -->)", re.S)
 
 
 def update_docs(path: str | Path, *, check: bool = False) -> bool:
@@ -88,9 +86,4 @@ def update_docs(path: str | Path, *, check: bool = False) -> bool:
     >>> update_docs(p), update_docs(p)
     (True, False)
     """
-    p = Path(path)
-    text = p.read_text(encoding="utf-8")
-    new = _BLOCK.sub(lambda m: m.group(1) + markdown_table(BEHAVIOUR) + m.group(3), text)
-    if new != text and not check:
-        p.write_text(new, encoding="utf-8")
-    return new != text
+    return write_schema_blocks(path, {"behaviour": markdown_table(BEHAVIOUR)}, check=check)

@@ -49,6 +49,7 @@ __all__ = [
     "markdown_table",
     "spectra_schema",
     "update_docs",
+    "write_schema_blocks",
 ]
 
 ArrowType = Literal["string", "int32", "int64", "double", "bool", "list<double>"]
@@ -305,7 +306,7 @@ def markdown_table(columns: tuple[Column, ...]) -> str:
     return "\n".join(rows)
 
 
-_BLOCK = re.compile(r"(<!-- schema:(heads|spectra) -->\n)(.*?)(\n<!-- /schema -->)", re.S)
+_BLOCK = re.compile(r"(<!-- schema:(\w+) -->\n)(.*?)(\n<!-- /schema -->)", re.S)
 
 
 def update_docs(path: str | Path, *, check: bool = False) -> bool:
@@ -322,10 +323,28 @@ def update_docs(path: str | Path, *, check: bool = False) -> bool:
     >>> update_docs(p), update_docs(p)
     (True, False)
     """
+    tables = {"heads": markdown_table(HEADS), "spectra": markdown_table(SPECTRA)}
+    return write_schema_blocks(path, tables, check=check)
+
+
+def write_schema_blocks(path: str | Path, tables: dict[str, str], *,
+                        check: bool = False) -> bool:
+    """Put ``tables[name]`` between ``<!-- schema:name -->`` and ``<!-- /schema -->`` in the
+    file at ``path`` (blocks of other names untouched); True if the text changed. With
+    ``check``, nothing is written.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.md"
+    >>> _ = p.write_text("<!-- schema:t -->\\nold\\n<!-- /schema -->\\n")
+    >>> write_schema_blocks(p, {"t": "new"}), p.read_text()
+    (True, '<!-- schema:t -->\\nnew\\n<!-- /schema -->\\n')
+    """
     p = Path(path)
     text = p.read_text(encoding="utf-8")
-    tables = {"heads": markdown_table(HEADS), "spectra": markdown_table(SPECTRA)}
-    new = _BLOCK.sub(lambda m: m.group(1) + tables[m.group(2)] + m.group(4), text)
+    new = _BLOCK.sub(lambda m: m.group(1) + tables[m.group(2)] + m.group(4)
+                     if m.group(2) in tables else m.group(0), text)
     if new != text and not check:
         p.write_text(new, encoding="utf-8")
     return new != text
