@@ -30,6 +30,7 @@ Examples
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
@@ -41,7 +42,8 @@ __all__ = ["compute_threads", "map_slices", "single_threaded_libraries", "usable
 
 T = TypeVar("T")
 
-_CONTROLLER: Any = None  # threadpoolctl.ThreadpoolController, created on first use
+#: threadpoolctl.ThreadpoolController and the size of ``sys.modules`` when it was made
+_CONTROLLER: tuple[Any, int] | None = None
 _POOL: ThreadPoolExecutor | None = None
 
 
@@ -77,7 +79,11 @@ def compute_threads(*, workers: int = 1, requested: int | None = None) -> int:
 def single_threaded_libraries() -> AbstractContextManager[object]:
     """Context manager limiting BLAS/LAPACK and OpenMP to one thread (threadpoolctl).
 
-    A no-op when threadpoolctl is not installed (it is in the ``survey`` extra).
+    Every such library loaded so far is limited, also those loaded after an earlier
+    call: the controller that finds them is made again whenever a module was imported
+    since (scipy, for one, brings its own OpenBLAS, whose threads would otherwise spin
+    beside the survey's compute threads). A no-op when threadpoolctl is not installed
+    (it is in the ``survey`` extra).
 
     Examples
     --------
@@ -92,9 +98,9 @@ def single_threaded_libraries() -> AbstractContextManager[object]:
         from threadpoolctl import ThreadpoolController
     except ImportError:  # pragma: no cover - threadpoolctl is in the survey extra
         return nullcontext()
-    if _CONTROLLER is None:
-        _CONTROLLER = ThreadpoolController()
-    limiter: AbstractContextManager[object] = _CONTROLLER.limit(limits=1)
+    if _CONTROLLER is None or _CONTROLLER[1] != len(sys.modules):
+        _CONTROLLER = (ThreadpoolController(), len(sys.modules))
+    limiter: AbstractContextManager[object] = _CONTROLLER[0].limit(limits=1)
     return limiter
 
 
