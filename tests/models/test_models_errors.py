@@ -320,6 +320,38 @@ def test_decode_half_precision_bit_patterns() -> None:
         decode(b"\x00" * 8, "I64", (1,))
 
 
+def test_decode_bf16_every_bit_pattern_across_steps() -> None:
+    """BF16 decodes in steps through a small scratch buffer: every one of the 65536 bit
+    patterns, laid out to straddle step boundaries, equals its float32 widening."""
+    from qkforms.models import safetensors as st
+
+    bits = np.arange(2**16, dtype=np.uint32).astype("<u2")
+    bits = np.concatenate([bits, bits[::-1], bits[:12345]])  # > one step, odd remainder
+    assert bits.size > st._BF16_STEP and bits.size % st._BF16_STEP
+    with np.errstate(invalid="ignore"):  # widening a signalling NaN flags "invalid"
+        want = (bits.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
+        got = decode(bits.tobytes(), "BF16", (bits.size,))
+    assert got.dtype == np.float64
+    assert np.array_equal(got.view(np.uint64), want.view(np.uint64))  # NaN payloads too
+
+
+def test_read_results_do_not_share_the_reused_read_buffer(tmp_path) -> None:
+    """Reads reuse one buffer per thread; the arrays they return are copies of it."""
+    from qkforms.models.safetensors import SafetensorsFile
+
+    a = np.arange(6, dtype=np.float64).reshape(2, 3)  # F64: decoding needs no cast
+    b = -np.ones((4, 3), dtype=np.float64)
+    path = str(tmp_path / "m.safetensors")
+    tiny.write_safetensors(path, {"a": a, "b": b})
+    f = SafetensorsFile(path)
+    first = f.read("a")
+    second = f.read("b")
+    again = f.read("a")
+    f.close()
+    assert first.tolist() == a.tolist() and again.tolist() == a.tolist()
+    assert second.tolist() == b.tolist()
+
+
 @pytest.mark.torch  # huggingface_hub: only test-torch installs it
 def test_hub_id_resolves_from_local_cache(tmp_path, monkeypatch) -> None:
     """A hub id already in the Hugging Face cache loads offline (no network touched)."""

@@ -36,6 +36,7 @@ import json
 import math
 import os
 import struct
+import threading
 from collections.abc import Iterable
 from typing import Any, cast
 
@@ -98,6 +99,27 @@ def _open(path: str) -> io.BufferedReader:
         raise CheckpointError(str(exc)) from None
 
 
+#: values per step of the bfloat16 decoder: its uint32 scratch (512 KiB) stays in cache
+_BF16_STEP = 1 << 17
+
+
+def _decode_bf16(bits: np.ndarray) -> np.ndarray:
+    """float64 values of little-endian bfloat16 bit patterns (``uint16``), exactly.
+
+    bfloat16 is the upper half of an IEEE float32: each step shifts the bits into place
+    in a small scratch buffer and widens them into the output, so the only large array
+    made is the float64 result (one pass over memory instead of four).
+    """
+    out = np.empty(bits.shape, dtype=np.float64)
+    scratch = np.empty(min(bits.size, _BF16_STEP), dtype=np.uint32)
+    for a in range(0, bits.size, _BF16_STEP):
+        b = min(a + _BF16_STEP, bits.size)
+        tmp = scratch[: b - a]
+        np.left_shift(bits[a:b], 16, out=tmp, dtype=np.uint32)
+        np.copyto(out[a:b], tmp.view(np.float32))
+    return out
+
+
 def decode(raw: bytes | bytearray | memoryview | np.ndarray, dtype: str,
            shape: Iterable[int]) -> np.ndarray:
     """Decode the little-endian bytes of a stored tensor to a float64 array.
@@ -146,9 +168,7 @@ def decode(raw: bytes | bytearray | memoryview | np.ndarray, dtype: str,
     elif dtype == "F16":
         out = buf.view("<f2").astype(np.float64)
     elif dtype == "BF16":
-        # bfloat16 is the upper half of an IEEE float32: shift the bits into place.
-        out = (buf.view("<u2").astype(np.uint32) << np.uint32(16)).view(np.float32)
-        out = out.astype(np.float64)
+        out = _decode_bf16(buf.view("<u2"))
     else:
         try:
             import ml_dtypes
@@ -287,6 +307,18 @@ class SafetensorsFile:
         self.path = os.fspath(path)
         self._entries, self.metadata, self._data_start = read_header(self.path)
         self._fh: io.BufferedReader | None = None
+        self._scratch = threading.local()  # each reading thread's reusable read buffer
+
+    def _read_buffer(self, length: int) -> memoryview:
+        """A buffer of ``length`` bytes for this thread, reused from read to read.
+
+        :func:`decode` always copies, so nothing returned by :meth:`read` refers to it;
+        reusing it spares the page faults of a fresh buffer per tensor.
+        """
+        have: bytearray | None = getattr(self._scratch, "buf", None)
+        if have is None or len(have) < length:
+            have = self._scratch.buf = bytearray(length)
+        return memoryview(have)[:length]
 
     @property
     def names(self) -> list[str]:
@@ -323,11 +355,11 @@ class SafetensorsFile:
         """:meth:`read`, and the sha256 of the tensor's stored bytes (hashed as read)."""
         entry = self._entry(name)
         offset, length = self.byte_range(name)
-        buf = bytearray(length)
+        buf = self._read_buffer(length)
         if self._fh is None:
             self._fh = _open(self.path)
         self._fh.seek(offset)
-        got = self._fh.readinto(memoryview(buf)) if length else 0
+        got = self._fh.readinto(buf) if length else 0
         if got != length:
             raise CheckpointError(f"{self.path}: truncated while reading tensor {name!r} "
                                   f"({got} of {length} bytes)")
