@@ -50,6 +50,7 @@ __all__ = [
     "MAX_TABLE_BYTES",
     "MAX_TEXT_BYTES",
     "TMP_MARK",
+    "AtomicFile",
     "atomic_write",
     "describe_os_error",
     "ensure_dir",
@@ -442,36 +443,122 @@ def atomic_write(path: str | os.PathLike[str], data: bytes | Callable[[IO[bytes]
     >>> atomic_write(p, b"hi"); atomic_write(p, lambda f: f.write(b"ho")); p.read_bytes()
     b'ho'
     """
-    target = Path(path)
-    parent = target.parent
-    tmp = f"{target.name}{TMP_MARK}{os.getpid()}-{next(_COUNTER)}"
+    out = AtomicFile(path, root=root)
     try:
-        dfd = _open_dir(parent, Path(root) if root is not None else parent, create=True)
-    except OSError as exc:
-        raise OutputError(f"{target}: cannot write ({describe_os_error(exc)})") from exc
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC,
-                     0o666, dir_fd=dfd)
+        if callable(data):
+            data(out.file)
+        else:
+            out.file.write(data)
+    except BaseException as exc:
+        out.discard()
+        if isinstance(exc, OSError) and not isinstance(exc, OutputError):
+            raise OutputError(f"{out.path}: cannot write ({exc.strerror or exc}); nothing "
+                              "was replaced and the temporary file was removed") from exc
+        raise
+    out.commit()
+
+
+class AtomicFile:
+    """A file written in steps under a temporary name next to ``path``, then moved there.
+
+    The temporary is created exclusively (no link followed below ``root``, as in
+    :func:`atomic_write`, which is this class written in one step); :meth:`commit` moves
+    it into place with ``os.replace``, :meth:`discard` removes it, and until one of them
+    an earlier version of ``path`` is untouched. :meth:`close` finishes the writing
+    early (no descriptor is held after it). A temporary left by a killed process is
+    recognised by :func:`is_temporary`.
+
+    Raises
+    ------
+    OutputError
+        When the temporary cannot be created or moved into place, naming ``path``.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "x.bin"
+    >>> f = AtomicFile(p); _ = f.file.write(b"a"); _ = f.file.write(b"b")
+    >>> f.close(); p.exists()
+    False
+    >>> f.commit(); p.read_bytes()
+    b'ab'
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *,
+                 root: str | os.PathLike[str] | None = None) -> None:
+        self.path = Path(path)
+        self._root = Path(root) if root is not None else self.path.parent
+        self._tmp = f"{self.path.name}{TMP_MARK}{os.getpid()}-{next(_COUNTER)}"
+        dfd = self._dir()
         try:
-            with os.fdopen(fd, "wb") as f:
-                if callable(data):
-                    data(f)
-                else:
-                    f.write(data)
-            os.replace(tmp, target.name, src_dir_fd=dfd, dst_dir_fd=dfd)
-        except BaseException:
+            fd = os.open(self._tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW
+                         | _O_CLOEXEC, 0o666, dir_fd=dfd)
+        except OSError as exc:
+            raise self._error(exc) from exc
+        finally:
+            os.close(dfd)
+        #: the temporary file, open for binary writing until :meth:`close`
+        self.file: IO[bytes] = os.fdopen(fd, "wb")
+        self._state = "open"
+
+    def _dir(self) -> int:
+        """A descriptor of the target's directory (reached without following links)."""
+        try:
+            return _open_dir(self.path.parent, self._root, create=True)
+        except OSError as exc:
+            if isinstance(exc, OutputError):
+                raise
+            raise OutputError(f"{self.path}: cannot write ({describe_os_error(exc)})") from exc
+
+    def _error(self, exc: OSError) -> OutputError:
+        return OutputError(f"{self.path}: cannot write ({exc.strerror or exc}); nothing was "
+                           "replaced and the temporary file was removed")
+
+    def close(self) -> None:
+        """Close the temporary file (it stays, not yet in place)."""
+        if self._state == "open":
             try:
-                os.unlink(tmp, dir_fd=dfd)
-            except FileNotFoundError:
+                self.file.close()
+            except BaseException:
+                self.discard()
+                raise
+            self._state = "closed"
+
+    def commit(self) -> None:
+        """Close the temporary and move it to ``path`` (replacing an earlier version)."""
+        if self._state == "done":
+            raise OutputError(f"{self.path}: already committed or discarded")
+        try:
+            self.close()
+            dfd = self._dir()
+            try:
+                os.replace(self._tmp, self.path.name, src_dir_fd=dfd, dst_dir_fd=dfd)
+            finally:
+                os.close(dfd)
+        except BaseException as exc:
+            self.discard()
+            if isinstance(exc, OSError) and not isinstance(exc, OutputError):
+                raise self._error(exc) from exc
+            raise
+        self._state = "done"
+
+    def discard(self) -> None:
+        """Remove the temporary (``path`` stays as it was); a no-op once done."""
+        if self._state == "done":
+            return
+        if self._state == "open":
+            try:
+                self.file.close()
+            except OSError:  # pragma: no cover - closing a file we could not write
                 pass
-            raise
-    except OSError as exc:
-        if isinstance(exc, OutputError):
-            raise
-        raise OutputError(f"{target}: cannot write ({exc.strerror or exc}); nothing was "
-                          "replaced and the temporary file was removed") from exc
-    finally:
-        os.close(dfd)
+        self._state = "done"
+        dfd = self._dir()
+        try:
+            os.unlink(self._tmp, dir_fd=dfd)
+        except FileNotFoundError:
+            pass
+        finally:
+            os.close(dfd)
 
 
 def remove_files(directory: str | os.PathLike[str], select: Callable[[str], bool], *,

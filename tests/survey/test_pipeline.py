@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pq = pytest.importorskip("pyarrow.parquet")
@@ -90,7 +91,16 @@ def test_resume_after_kill_matches_uninterrupted_run(checkpoint: Path, tmp_path:
         pq.read_table(reference / "spectra.parquet")
     )
     assert sum(r == "failed" for r in got.column("status").to_pylist()) == 1
-    assert (out / "factors").exists()
+    # the reference wrote its merged factors while surveying (FactorsStream), the
+    # resumed run merged them from the parts at the end: the same file
+    assert not list((out / "factors").glob("*.tmp-*"))
+    assert not list((reference / "factors").glob("*.tmp-*"))
+    [ref_path] = list((reference / "factors").glob("*.npz"))
+    with np.load(ref_path) as ref, np.load(out / "factors" / ref_path.name) as res:
+        assert list(ref.files) == list(res.files)
+        assert len(ref.files) == 2 * LAYERS
+        for key in ref.files:
+            assert np.array_equal(ref[key], res[key], equal_nan=True), key
 
 
 def test_fresh_run_discards_old_parts(checkpoint: Path, tmp_path: Path) -> None:
@@ -151,3 +161,34 @@ def test_resume_detects_changed_weights_without_hashing_files(
     files = {Path(f["path"]).name: f for f in entry["files"]}
     assert files["model.safetensors"]["sha256"] == sha256(str(weights))
     assert len(entry["tensor_sha256"]) == 6
+
+
+def test_a_failing_survey_leaves_no_unfinished_factors_file(
+        checkpoint: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The merged factors file is written while the layers are: a run that fails midway
+    removes it (nothing half-written under factors/), and a later run writes it whole."""
+    from qkforms.errors import QKFormsError
+    from qkforms.survey import pipeline
+
+    real = pipeline._layer_result
+    calls = {"n": 0}
+
+    def failing(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise QKFormsError("injected failure in layer 2")
+        return real(*args, **kwargs)
+
+    out = tmp_path / "o"
+    monkeypatch.setattr(pipeline, "_layer_result", failing)
+    assert main(["survey", str(checkpoint), "--out", str(out), "--layers", "0-5",
+                 "--no-stats", "--no-progress"]) != 0
+    assert calls["n"] == 3
+    factors = out / "factors"
+    assert (list(factors.iterdir()) if factors.exists() else []) == []
+    monkeypatch.setattr(pipeline, "_layer_result", real)
+    assert main(["survey", str(checkpoint), "--out", str(out), "--layers", "0-5",
+                 "--no-stats", "--no-progress"]) == 0
+    [path] = list((out / "factors").iterdir())
+    with np.load(path) as z:
+        assert sorted(z.files) == sorted(f"L{i:04d}_{k}_red" for i in range(6) for k in "QK")

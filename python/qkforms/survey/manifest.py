@@ -27,7 +27,7 @@ from qkforms import __version__
 from qkforms.errors import QKFormsError
 from qkforms.models.records import ModelInfo
 from qkforms.models.scoremap import QK_NORM_POLICY_MEANINGS, score_notes
-from qkforms.survey.store import PartStore
+from qkforms.survey.store import FactorsStream, PartStore
 from qkforms.tolerances import BAND_FLOAT_ALLOWANCE, BAND_RIGOR_FACTOR, BAND_RIGOR_FLOOR, thresholds
 
 if TYPE_CHECKING:
@@ -56,6 +56,8 @@ class ModelRun:
     resumed_layers: int
     keep_factors: bool
     timings: dict[str, float] = field(default_factory=dict)
+    #: the merged factors file, when it is written while the layers are (pipeline)
+    factors: FactorsStream | None = None
 
 
 def run_fingerprint(info: ModelInfo, opts: SurveyOptions, source: str) -> dict[str, Any]:

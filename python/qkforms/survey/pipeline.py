@@ -47,7 +47,13 @@ from qkforms.survey.manifest import ModelRun, check_resume, manifest, run_finger
 from qkforms.survey.options import SurveyOptions
 from qkforms.survey.outdir import OutputLock
 from qkforms.survey.parallel import OneBehind, prefetched, run_processes
-from qkforms.survey.store import PartStore, atomic_write_bytes, atomic_write_table, model_key
+from qkforms.survey.store import (
+    FactorsStream,
+    PartStore,
+    atomic_write_bytes,
+    atomic_write_table,
+    model_key,
+)
 from qkforms.survey.summary import write_summary
 
 if TYPE_CHECKING:
@@ -106,9 +112,12 @@ def _layer_result(model: Model, layer: int, lw: LayerWeights | None, failure: st
     return process_layer(lw, info, inputs, LayerOptions.of(opts, keep_factors=keep_factors))
 
 
-def _write(store: PartStore, layer: int, res: LayerResult) -> dict[str, float]:
+def _write(store: PartStore, layer: int, res: LayerResult,
+           stream: FactorsStream | None = None) -> dict[str, float]:
     t = time.perf_counter()
     store.write_layer(layer, res.heads, res.spectra, res.factors)
+    if stream is not None and res.factors is not None:
+        stream.add(layer, res.factors)  # the merged file too, instead of at the end
     res.timings["write_s"] = time.perf_counter() - t
     delay = env_number(DELAY_ENV, 0.0)
     if delay > 0:
@@ -242,6 +251,10 @@ def _survey_layers(model: Model, source: str | None, key: str, label: str,
             run_processes(_worker_layer, calls, workers=opts.workers, on_result=add,
                           on_start=lock.record_workers if lock is not None else None)
         else:
+            # with every layer computed here, in order, the merged factors file is
+            # written as the parts are (finish_survey moves it into place)
+            if keep_factors and todo and todo == mrun.layers:
+                mrun.factors = store.factors_stream()
             # read layer i + 1, compute layer i, write layer i - 1: all at once
             with OneBehind(add) as writer:
                 for layer, (lw, failure), read_s in prefetched(
@@ -250,8 +263,13 @@ def _survey_layers(model: Model, source: str | None, key: str, label: str,
                                         gammas, step=step, tokens_seen=tokens_seen)
                     del lw  # let the reader's next layer take this one's memory
                     res.timings["read_s"] = read_s
-                    writer.submit(functools.partial(_write, store, layer, res))
+                    writer.submit(functools.partial(_write, store, layer, res, mrun.factors))
+            if mrun.factors is not None:
+                mrun.factors.close()  # a training run holds one per checkpoint till the end
     except BaseException:
+        if mrun.factors is not None:
+            mrun.factors.discard()
+            mrun.factors = None
         # the workers are dead (run_processes joined them) and the writer thread is
         # done: a write they were killed in left a temporary file, which goes now
         try:
@@ -313,8 +331,15 @@ def finish_survey(models: Sequence[Any], srcs: Sequence[str | None], runs: Seque
     atomic_write_table(out / "heads.parquet", heads, root=out)
     atomic_write_table(out / "spectra.parquet", spectra, root=out)
     for run in runs:
-        if run.keep_factors:
-            run.store.merge_factors(run.layers, out / "factors" / f"{run.key}.npz")
+        if not run.keep_factors:
+            continue
+        stream, run.factors = run.factors, None
+        if stream is not None and stream.layers == run.layers:
+            stream.commit()
+        else:
+            if stream is not None:
+                stream.discard()
+            run.store.merge_factors(run.layers)
     merge_s = time.perf_counter() - t_merge
     man = manifest(models, srcs, runs, opts, heads, argv, __version__)
     if entry_extra is not None:

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from qkforms._fs import (
+    AtomicFile,
     atomic_write,
     ensure_dir,
     is_temporary,
@@ -51,7 +52,8 @@ from qkforms._fs import (
 )
 from qkforms.errors import QKFormsError
 
-__all__ = ["PART_NAME", "PartStore", "atomic_write_bytes", "atomic_write_table", "model_key"]
+__all__ = ["PART_NAME", "FactorsStream", "PartStore", "atomic_write_bytes", "atomic_write_table",
+           "model_key"]
 
 #: the names of the files a part directory holds (``run.json`` and the layer parts)
 PART_NAME = re.compile(r"^(run\.json|layer-\d{4,}\.(heads|spectra)\.parquet|"
@@ -137,7 +139,13 @@ class PartStore:
 
     def __init__(self, out: Path, key: str) -> None:
         self.root = Path(out)
+        self.key = key
         self.dir = self.root / "parts" / key
+
+    @property
+    def factors_path(self) -> Path:
+        """Where the merged RoPE factors of the model go: ``factors/<key>.npz``."""
+        return self.root / "factors" / f"{self.key}.npz"
 
     def _path(self, layer: int, kind: str) -> Path:
         ext = "npz" if kind == "factors" else "parquet"
@@ -252,18 +260,88 @@ class PartStore:
             raise QKFormsError(f"{path}: cannot read the survey part ({type(exc).__name__}: "
                                f"{exc}); rerun without --resume to recompute it") from exc
 
-    def merge_factors(self, layers: list[int], path: Path) -> None:
+    def merge_factors(self, layers: list[int], path: Path | None = None) -> None:
         """Concatenate the per-layer factor parts into one ``.npz`` (streamed, atomic).
 
         Keys are ``L<layer>_Q_red`` and ``L<layer>_K_red`` (arrays ``(n_q, n, 2n)``; NaN
-        for failed heads).
+        for failed heads); ``path`` defaults to :attr:`factors_path`. A
+        :class:`FactorsStream` writes the same file while the layers are computed.
         """
         def write(f: Any) -> None:
             with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED,
                                  allowZip64=True) as zf:
                 for layer in layers:
-                    for name, arr in self.read_layer(layer, "factors").items():
-                        with zf.open(f"L{layer:04d}_{name}.npy", "w", force_zip64=True) as g:
-                            np.lib.format.write_array(g, np.ascontiguousarray(arr))
+                    _write_factor_members(zf, layer, self.read_layer(layer, "factors"))
 
-        atomic_write(path, write, root=self.root)
+        atomic_write(self.factors_path if path is None else path, write, root=self.root)
+
+    def factors_stream(self) -> FactorsStream:
+        """A :class:`FactorsStream` onto :attr:`factors_path`."""
+        return FactorsStream(self.factors_path, root=self.root)
+
+
+def _write_factor_members(zf: zipfile.ZipFile, layer: int, arrays: dict[str, np.ndarray]) -> None:
+    """Add one layer's factors to the merged file (``L<layer:04d>_<name>.npy`` members)."""
+    for name, arr in arrays.items():
+        with zf.open(f"L{layer:04d}_{name}.npy", "w", force_zip64=True) as g:
+            np.lib.format.write_array(g, np.ascontiguousarray(arr), allow_pickle=False)
+
+
+class FactorsStream:
+    """The merged factors file of one model, written layer by layer as they are computed.
+
+    The same file as :meth:`PartStore.merge_factors` of those layers, but written while
+    the survey runs (by its writer thread) instead of read back from the parts and
+    written again at the end. It lives under a temporary name until :meth:`commit`;
+    :meth:`discard` removes it (an interrupted run leaves a temporary that the next run
+    in that directory deletes, docs/survey.md).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import numpy as np
+    >>> from pathlib import Path
+    >>> from qkforms.survey.store import PartStore
+    >>> store = PartStore(Path(tempfile.mkdtemp()), "m")
+    >>> stream = store.factors_stream()
+    >>> stream.add(0, {"Q_red": np.ones((1, 1, 2)), "K_red": np.zeros((1, 1, 2))})
+    >>> stream.layers, store.factors_path.exists()
+    ([0], False)
+    >>> stream.commit()
+    >>> sorted(np.load(store.factors_path).files)
+    ['L0000_K_red', 'L0000_Q_red']
+    """
+
+    def __init__(self, path: Path, *, root: Path) -> None:
+        self._file = AtomicFile(path, root=root)
+        self._zip = zipfile.ZipFile(self._file.file, "w", compression=zipfile.ZIP_STORED,
+                                    allowZip64=True)
+        #: the layers written so far, in order
+        self.layers: list[int] = []
+
+    def add(self, layer: int, arrays: dict[str, np.ndarray]) -> None:
+        """Append the factors of ``layer``."""
+        _write_factor_members(self._zip, layer, arrays)
+        self.layers.append(layer)
+
+    def close(self) -> None:
+        """Finish writing (the file stays under its temporary name; no descriptor kept)."""
+        try:
+            self._zip.close()
+            self._file.close()
+        except BaseException:
+            self._file.discard()
+            raise
+
+    def commit(self) -> None:
+        """Finish the file and move it into place."""
+        self.close()
+        self._file.commit()
+
+    def discard(self) -> None:
+        """Remove the unfinished file; a no-op after :meth:`commit` or :meth:`discard`."""
+        try:
+            self._zip.close()
+        except (OSError, ValueError):  # best effort: the temporary goes anyway
+            pass
+        self._file.discard()
