@@ -489,14 +489,16 @@ class AtomicFile:
         self.path = Path(path)
         self._root = Path(root) if root is not None else self.path.parent
         self._tmp = f"{self.path.name}{TMP_MARK}{os.getpid()}-{next(_COUNTER)}"
-        dfd = self._dir()
+        # the directory is held open from here to commit/discard (as atomic_write always
+        # did), so a directory swapped for another meanwhile changes nothing; close()
+        # lets it go, and commit/discard then reach it again without following links
+        self._dfd: int | None = self._dir()
         try:
             fd = os.open(self._tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW
-                         | _O_CLOEXEC, 0o666, dir_fd=dfd)
+                         | _O_CLOEXEC, 0o666, dir_fd=self._dfd)
         except OSError as exc:
+            os.close(self._dfd)
             raise self._error(exc) from exc
-        finally:
-            os.close(dfd)
         #: the temporary file, open for binary writing until :meth:`close`
         self.file: IO[bytes] = os.fdopen(fd, "wb")
         self._state = "open"
@@ -514,8 +516,13 @@ class AtomicFile:
         return OutputError(f"{self.path}: cannot write ({exc.strerror or exc}); nothing was "
                            "replaced and the temporary file was removed")
 
+    def _release(self) -> None:
+        if self._dfd is not None:
+            os.close(self._dfd)
+            self._dfd = None
+
     def close(self) -> None:
-        """Close the temporary file (it stays, not yet in place)."""
+        """Close the temporary file (it stays, not yet in place) and let the directory go."""
         if self._state == "open":
             try:
                 self.file.close()
@@ -523,27 +530,33 @@ class AtomicFile:
                 self.discard()
                 raise
             self._state = "closed"
+            self._release()
 
     def commit(self) -> None:
         """Close the temporary and move it to ``path`` (replacing an earlier version)."""
         if self._state == "done":
             raise OutputError(f"{self.path}: already committed or discarded")
         try:
-            self.close()
-            dfd = self._dir()
-            try:
-                os.replace(self._tmp, self.path.name, src_dir_fd=dfd, dst_dir_fd=dfd)
-            finally:
-                os.close(dfd)
+            if self._state == "open":
+                self.file.close()
+                self._state = "closed"
+            if self._dfd is None:
+                self._dfd = self._dir()
+            os.replace(self._tmp, self.path.name, src_dir_fd=self._dfd, dst_dir_fd=self._dfd)
         except BaseException as exc:
             self.discard()
             if isinstance(exc, OSError) and not isinstance(exc, OutputError):
                 raise self._error(exc) from exc
             raise
         self._state = "done"
+        self._release()
 
     def discard(self) -> None:
-        """Remove the temporary (``path`` stays as it was); a no-op once done."""
+        """Remove the temporary (``path`` stays as it was); a no-op once done.
+
+        Best effort: a temporary that cannot be reached any more (its directory moved)
+        stays, for :func:`is_temporary` to find, and the error that led here is kept.
+        """
         if self._state == "done":
             return
         if self._state == "open":
@@ -552,13 +565,14 @@ class AtomicFile:
             except OSError:  # pragma: no cover - closing a file we could not write
                 pass
         self._state = "done"
-        dfd = self._dir()
         try:
-            os.unlink(self._tmp, dir_fd=dfd)
-        except FileNotFoundError:
+            if self._dfd is None:
+                self._dfd = self._dir()
+            os.unlink(self._tmp, dir_fd=self._dfd)
+        except (OSError, QKFormsError):
             pass
         finally:
-            os.close(dfd)
+            self._release()
 
 
 def remove_files(directory: str | os.PathLike[str], select: Callable[[str], bool], *,

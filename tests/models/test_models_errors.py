@@ -340,16 +340,18 @@ def test_read_results_do_not_share_the_reused_read_buffer(tmp_path) -> None:
     from qkforms.models.safetensors import SafetensorsFile
 
     a = np.arange(6, dtype=np.float64).reshape(2, 3)  # F64: decoding needs no cast
+    c = 10 + a  # the same size: read into the very buffer that held a
     b = -np.ones((4, 3), dtype=np.float64)
     path = str(tmp_path / "m.safetensors")
-    tiny.write_safetensors(path, {"a": a, "b": b})
+    tiny.write_safetensors(path, {"a": a, "c": c, "b": b})
     f = SafetensorsFile(path)
     first = f.read("a")
-    second = f.read("b")
+    same_size = f.read("c")
+    larger = f.read("b")
     again = f.read("a")
     f.close()
     assert first.tolist() == a.tolist() and again.tolist() == a.tolist()
-    assert second.tolist() == b.tolist()
+    assert same_size.tolist() == c.tolist() and larger.tolist() == b.tolist()
 
 
 @pytest.mark.torch  # huggingface_hub: only test-torch installs it

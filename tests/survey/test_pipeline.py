@@ -192,3 +192,28 @@ def test_a_failing_survey_leaves_no_unfinished_factors_file(
     [path] = list((out / "factors").iterdir())
     with np.load(path) as z:
         assert sorted(z.files) == sorted(f"L{i:04d}_{k}_red" for i in range(6) for k in "QK")
+
+
+def test_a_later_model_failing_removes_the_earlier_models_factors_files(
+        checkpoint: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two RoPE models: the first one's merged factors file is written (under a temporary
+    name) while it is surveyed; when the second fails, that file goes too."""
+    from qkforms.errors import QKFormsError
+    from qkforms.survey import pipeline
+
+    real = pipeline._layer_result
+    calls = {"n": 0}
+
+    def failing(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        if calls["n"] == 8:  # the second model's second layer
+            raise QKFormsError("injected failure")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "_layer_result", failing)
+    out = tmp_path / "o"
+    assert main(["survey", str(checkpoint), str(checkpoint), "--out", str(out), "--layers",
+                 "0-5", "--no-stats", "--no-progress"]) != 0
+    assert calls["n"] == 8
+    factors = out / "factors"
+    assert (list(factors.iterdir()) if factors.exists() else []) == []

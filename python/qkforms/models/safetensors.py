@@ -99,6 +99,23 @@ def _open(path: str) -> io.BufferedReader:
         raise CheckpointError(str(exc)) from None
 
 
+#: each reading thread's reusable read buffer (shared by every file it reads)
+_READ_BUFFER = threading.local()
+
+
+def _read_buffer(length: int) -> memoryview:
+    """A buffer of ``length`` bytes for this thread, reused from read to read.
+
+    :func:`decode` always copies, so nothing returned by a read refers to it; reusing it
+    spares the page faults of a fresh buffer per tensor. One per thread (not per file),
+    freed by :meth:`SafetensorsFile.close` in that thread.
+    """
+    have: bytearray | None = getattr(_READ_BUFFER, "buf", None)
+    if have is None or len(have) < length:
+        have = _READ_BUFFER.buf = bytearray(length)
+    return memoryview(have)[:length]
+
+
 #: values per step of the bfloat16 decoder: its uint32 scratch (512 KiB) stays in cache
 _BF16_STEP = 1 << 17
 
@@ -307,18 +324,7 @@ class SafetensorsFile:
         self.path = os.fspath(path)
         self._entries, self.metadata, self._data_start = read_header(self.path)
         self._fh: io.BufferedReader | None = None
-        self._scratch = threading.local()  # each reading thread's reusable read buffer
-
-    def _read_buffer(self, length: int) -> memoryview:
-        """A buffer of ``length`` bytes for this thread, reused from read to read.
-
-        :func:`decode` always copies, so nothing returned by :meth:`read` refers to it;
-        reusing it spares the page faults of a fresh buffer per tensor.
-        """
-        have: bytearray | None = getattr(self._scratch, "buf", None)
-        if have is None or len(have) < length:
-            have = self._scratch.buf = bytearray(length)
-        return memoryview(have)[:length]
+        self._lock = threading.Lock()  # one seek + read at a time on the shared handle
 
     @property
     def names(self) -> list[str]:
@@ -355,11 +361,12 @@ class SafetensorsFile:
         """:meth:`read`, and the sha256 of the tensor's stored bytes (hashed as read)."""
         entry = self._entry(name)
         offset, length = self.byte_range(name)
-        buf = self._read_buffer(length)
-        if self._fh is None:
-            self._fh = _open(self.path)
-        self._fh.seek(offset)
-        got = self._fh.readinto(buf) if length else 0
+        buf = _read_buffer(length)
+        with self._lock:
+            if self._fh is None:
+                self._fh = _open(self.path)
+            self._fh.seek(offset)
+            got = self._fh.readinto(buf) if length else 0
         if got != length:
             raise CheckpointError(f"{self.path}: truncated while reading tensor {name!r} "
                                   f"({got} of {length} bytes)")
@@ -367,10 +374,12 @@ class SafetensorsFile:
         return decode(buf, entry["dtype"], entry["shape"]), hexdigest
 
     def close(self) -> None:
-        """Close the file handle (reopened on the next read)."""
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+        """Close the file handle (reopened on the next read); free this thread's buffer."""
+        with self._lock:
+            if self._fh is not None:
+                self._fh.close()
+                self._fh = None
+        _READ_BUFFER.__dict__.pop("buf", None)
 
     def __enter__(self) -> SafetensorsFile:
         return self

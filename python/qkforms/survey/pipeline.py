@@ -318,6 +318,25 @@ def finish_survey(models: Sequence[Any], srcs: Sequence[str | None], runs: Seque
     (e.g. a checkpoint's ``step``), ``extra`` top-level fields (e.g. ``runs``).
     Returns the manifest.
     """
+    try:
+        return _finish_survey(models, srcs, runs, opts, argv=argv, t_start=t_start,
+                              entry_extra=entry_extra, extra=extra)
+    finally:
+        discard_factor_streams(runs)  # those not moved into place: a failure on the way
+
+
+def discard_factor_streams(runs: Sequence[ModelRun]) -> None:
+    """Remove the unfinished merged factors files of ``runs`` (a failed survey)."""
+    for run in runs:
+        if run.factors is not None:
+            stream, run.factors = run.factors, None
+            stream.discard()
+
+
+def _finish_survey(models: Sequence[Any], srcs: Sequence[str | None], runs: Sequence[ModelRun],
+                   opts: SurveyOptions, *, argv: Sequence[str] | None,
+                   t_start: float | None, entry_extra: Sequence[dict[str, Any]] | None,
+                   extra: dict[str, Any] | None) -> dict[str, Any]:
     t_start = time.perf_counter() if t_start is None else t_start
     out = Path(opts.out)  # call it under the output lock (open_output)
     t_merge = time.perf_counter()

@@ -23,9 +23,15 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from qkforms.errors import QKFormsError
+from qkforms.survey.manifest import ModelRun
 from qkforms.survey.options import SurveyOptions, parse_layers
 from qkforms.survey.outdir import check_out, check_resume_models, open_output
-from qkforms.survey.pipeline import finish_survey, survey_model, unique_labels
+from qkforms.survey.pipeline import (
+    discard_factor_streams,
+    finish_survey,
+    survey_model,
+    unique_labels,
+)
 from qkforms.survey.training_runs import survey_units, units_for
 
 if TYPE_CHECKING:
@@ -93,10 +99,14 @@ def survey(
     with open_output(out) as lock:
         if opts.resume:
             check_resume_models(out, keys, names)
-        runs = []
-        for model, src, key, label, layers in zip(models, srcs, keys, labels, selections,
-                                                  strict=True):
-            runs.append(survey_model(model, src, key, label, opts, layers, lock=lock))
+        runs: list[ModelRun] = []
+        try:
+            for model, src, key, label, layers in zip(models, srcs, keys, labels, selections,
+                                                      strict=True):
+                runs.append(survey_model(model, src, key, label, opts, layers, lock=lock))
+        except BaseException:
+            discard_factor_streams(runs)  # the earlier models' unfinished factors files
+            raise
         if load_seconds is not None:
             for run, secs in zip(runs, load_seconds, strict=True):
                 run.timings["load_s"] = secs

@@ -50,7 +50,13 @@ from qkforms.models.sources import resolve_hub
 from qkforms.survey.dask_executor import LayerTask, run_dask_layers
 from qkforms.survey.options import SurveyOptions, parse_layers
 from qkforms.survey.outdir import OutputLock, check_resume_models, open_output
-from qkforms.survey.pipeline import finish_survey, prepare_model, survey_model, unique_labels
+from qkforms.survey.pipeline import (
+    discard_factor_streams,
+    finish_survey,
+    prepare_model,
+    survey_model,
+    unique_labels,
+)
 
 if TYPE_CHECKING:
     from qkforms.models import Model
@@ -524,20 +530,24 @@ def _load_each(units: Sequence[Unit], opts: SurveyOptions,
     """
     models, runs, todos = [], [], []
     first: dict[str, tuple[Unit, Model]] = {}  # the first checkpoint of each run
-    for u in units:
-        t = time.perf_counter()
-        model = load(u.source, qk_norm=opts.qk_norm, checksum=opts.sha256)
-        load_s = time.perf_counter() - t
-        try:
-            if u.run is not None:
-                check_same_architecture(*first.setdefault(u.run, (u, model)), u, model)
-            run, todo = start(u, model, parse_layers(opts.layers, model.info.n_layers))
-        finally:
-            _close(model)
-        run.timings["load_s"] = load_s
-        models.append(model)
-        runs.append(run)
-        todos.append(todo)
+    try:
+        for u in units:
+            t = time.perf_counter()
+            model = load(u.source, qk_norm=opts.qk_norm, checksum=opts.sha256)
+            load_s = time.perf_counter() - t
+            try:
+                if u.run is not None:
+                    check_same_architecture(*first.setdefault(u.run, (u, model)), u, model)
+                run, todo = start(u, model, parse_layers(opts.layers, model.info.n_layers))
+            finally:
+                _close(model)
+            run.timings["load_s"] = load_s
+            models.append(model)
+            runs.append(run)
+            todos.append(todo)
+    except BaseException:
+        discard_factor_streams(runs)  # the earlier checkpoints' unfinished factors files
+        raise
     return models, runs, todos
 
 
