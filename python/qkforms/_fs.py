@@ -452,8 +452,7 @@ def atomic_write(path: str | os.PathLike[str], data: bytes | Callable[[IO[bytes]
     except BaseException as exc:
         out.discard()
         if isinstance(exc, OSError) and not isinstance(exc, OutputError):
-            raise OutputError(f"{out.path}: cannot write ({exc.strerror or exc}); nothing "
-                              "was replaced and the temporary file was removed") from exc
+            raise out._error(exc) from exc
         raise
     out.commit()
 

@@ -193,7 +193,8 @@ def manifest(models: Sequence[Model], srcs: Sequence[str | None], runs: Sequence
             "failed": sum(status[i] == "failed" for i in rows),
             "zero_form": sum(status[i] == "zero_form" for i in rows),
             "resumed_layers": run.resumed_layers,
-            "factors": f"factors/{run.key}.npz" if run.keep_factors else None,
+            "factors": (run.store.factors_path.relative_to(run.store.root).as_posix()
+                        if run.keep_factors else None),
             "timings": run.timings,
         })
     return {

@@ -267,9 +267,7 @@ def _survey_layers(model: Model, source: str | None, key: str, label: str,
             if mrun.factors is not None:
                 mrun.factors.close()  # a training run holds one per checkpoint till the end
     except BaseException:
-        if mrun.factors is not None:
-            mrun.factors.discard()
-            mrun.factors = None
+        discard_factor_streams([mrun])
         # the workers are dead (run_processes joined them) and the writer thread is
         # done: a write they were killed in left a temporary file, which goes now
         try:

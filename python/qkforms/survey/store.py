@@ -260,12 +260,12 @@ class PartStore:
             raise QKFormsError(f"{path}: cannot read the survey part ({type(exc).__name__}: "
                                f"{exc}); rerun without --resume to recompute it") from exc
 
-    def merge_factors(self, layers: list[int], path: Path | None = None) -> None:
+    def merge_factors(self, layers: list[int]) -> None:
         """Concatenate the per-layer factor parts into one ``.npz`` (streamed, atomic).
 
         Keys are ``L<layer>_Q_red`` and ``L<layer>_K_red`` (arrays ``(n_q, n, 2n)``; NaN
-        for failed heads); ``path`` defaults to :attr:`factors_path`. A
-        :class:`FactorsStream` writes the same file while the layers are computed.
+        for failed heads), at :attr:`factors_path`. A :class:`FactorsStream` writes the same
+        file while the layers are computed.
         """
         def write(f: Any) -> None:
             with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED,
@@ -273,7 +273,7 @@ class PartStore:
                 for layer in layers:
                     _write_factor_members(zf, layer, self.read_layer(layer, "factors"))
 
-        atomic_write(self.factors_path if path is None else path, write, root=self.root)
+        atomic_write(self.factors_path, write, root=self.root)
 
     def factors_stream(self) -> FactorsStream:
         """A :class:`FactorsStream` onto :attr:`factors_path`."""
