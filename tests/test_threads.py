@@ -32,16 +32,48 @@ print(json.dumps({"before": before, "inside": inside}))
 """
 
 
-def test_single_threaded_libraries_limits_blas_loaded_after_the_first_call() -> None:
+def _fresh_process(script: str) -> dict[str, dict[str, int]]:
+    """Run ``script`` in a fresh Python without BLAS thread variables; its JSON output."""
     pytest.importorskip("threadpoolctl")
     pytest.importorskip("scipy")
     env = {k: v for k, v in os.environ.items()
            if k not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
     env["PYTHONPATH"] = str(ROOT / "python") + os.pathsep + env.get("PYTHONPATH", "")
-    out = subprocess.run([sys.executable, "-c", LATE_LIBRARY], capture_output=True,
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True,
                          text=True, env=env, check=True).stdout
-    got = json.loads(out)
+    return dict(json.loads(out))
+
+
+def test_single_threaded_libraries_limits_blas_loaded_after_the_first_call() -> None:
+    got = _fresh_process(LATE_LIBRARY)
     if max(got["before"].values()) < 2:
         pytest.skip("every BLAS runs one thread here anyway (one core)")
     assert len(got["inside"]) == len(got["before"]) >= 1
+    assert set(got["inside"].values()) == {1}, got
+
+
+# qkforms imports scipy.linalg lazily (the Gram engine's trtri), inside a limit that may
+# have been entered before scipy.linalg was ever imported: its BLAS must be limited too
+IMPORTED_INSIDE = """
+import json, sys
+import numpy as np
+from threadpoolctl import threadpool_info
+from qkforms.threads import single_threaded_libraries
+
+assert "scipy.linalg" not in sys.modules
+with single_threaded_libraries():
+    import scipy.linalg  # noqa: F401  (as qkforms.gram_factor does, lazily)
+    inside = {i["filepath"]: i["num_threads"] for i in threadpool_info()
+              if i["user_api"] == "blas"}
+after = {i["filepath"]: i["num_threads"] for i in threadpool_info()
+         if i["user_api"] == "blas"}
+print(json.dumps({"inside": inside, "after": after}))
+"""
+
+
+def test_single_threaded_libraries_limits_scipy_imported_inside_the_context() -> None:
+    got = _fresh_process(IMPORTED_INSIDE)
+    if max(got["after"].values()) < 2:
+        pytest.skip("every BLAS runs one thread here anyway (one core)")
+    assert len(got["inside"]) == len(got["after"]) >= 2  # numpy's and scipy's own
     assert set(got["inside"].values()) == {1}, got

@@ -81,9 +81,12 @@ def single_threaded_libraries() -> AbstractContextManager[object]:
 
     Every such library loaded so far is limited, also those loaded after an earlier
     call: the controller that finds them is made again whenever a module was imported
-    since (scipy, for one, brings its own OpenBLAS, whose threads would otherwise spin
-    beside the survey's compute threads). A no-op when threadpoolctl is not installed
-    (it is in the ``survey`` extra).
+    since. scipy brings its own OpenBLAS, loaded only when ``scipy.linalg`` is first
+    imported -- by qkforms itself lazily, inside such a context (the Gram engine's
+    ``trtri``) -- so ``scipy.linalg`` is imported before the controller is made: its
+    threads would otherwise spin beside the survey's compute threads for as long as the
+    context lasts. A no-op when threadpoolctl is not installed (it is in the ``survey``
+    extra).
 
     Examples
     --------
@@ -98,6 +101,8 @@ def single_threaded_libraries() -> AbstractContextManager[object]:
         from threadpoolctl import ThreadpoolController
     except ImportError:  # pragma: no cover - threadpoolctl is in the survey extra
         return nullcontext()
+    import scipy.linalg  # noqa: F401  (a core dependency: loads scipy's own BLAS first)
+
     if _CONTROLLER is None or _CONTROLLER[1] != len(sys.modules):
         _CONTROLLER = (ThreadpoolController(), len(sys.modules))
     limiter: AbstractContextManager[object] = _CONTROLLER[0].limit(limits=1)
