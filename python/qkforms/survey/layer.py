@@ -129,12 +129,14 @@ def _spectra(W_Q: np.ndarray, W_K: np.ndarray, kv_index: np.ndarray, keep_factor
     true value is beyond float64). Every per-head number is computed by the same calls
     on the same blocks whatever the slicing, so the result is identical to one batch.
     """
-    s_Q, s_K = unit_scale(W_Q), unit_scale(W_K)
+    s_K = unit_scale(W_K)
     K = W_K / s_K[:, None, None]
     n_q = int(kv_index.shape[0])
+    s_Q = np.ones(n_q)
     # the query heads go in chunks of about one key group, handed to the threads as they
-    # come free (a thread slowed by other work takes fewer); each chunk is rescaled on
-    # its own, so a layer's rescaled query weights are never all in memory at once
+    # come free (a thread slowed by other work takes fewer); each chunk is scaled and
+    # rescaled by its thread (no serial pass over the layer's query weights before the
+    # threads start), so a layer's rescaled query weights are never all in memory at once
     size = max(1, min(n_q, -(-n_q // max(1, W_K.shape[0]))))
     chunks = [(a, min(a + size, n_q)) for a in range(0, n_q, size)] or [(0, 0)]
     parts: list[LayerSpectra | None] = [None] * len(chunks)
@@ -148,6 +150,7 @@ def _spectra(W_Q: np.ndarray, W_K: np.ndarray, kv_index: np.ndarray, keep_factor
             if i is None:
                 return
             a, b = chunks[i]
+            s_Q[a:b] = unit_scale(W_Q[a:b])  # per head: the same scales as of the layer
             Q = W_Q[a:b] / s_Q[a:b, None, None]
             parts[i] = layer_spectra(Q, K, kv_index[a:b], keep_factors=keep_factors)
 
