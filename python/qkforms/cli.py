@@ -82,8 +82,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the process exit status."""
+    """Run the command line; return the process exit status.
+
+    Without ``argv`` this process is the ``qkforms`` program itself, and ``qkforms
+    survey`` then first sets the survey's allocator policy for the process
+    (:func:`qkforms.allocator.keep_freed_memory`; never when called with ``argv``, e.g.
+    from another program or a test).
+    """
+    own_process = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
+    if own_process and argv[:1] == ["survey"]:
+        from qkforms.allocator import keep_freed_memory
+
+        keep_freed_memory()
     parser = build_parser()
     if not argv or argv[0] not in SUBCOMMANDS:
         args = parser.parse_args(argv)

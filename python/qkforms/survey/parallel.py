@@ -212,8 +212,13 @@ def _worker_init(parent: int) -> None:
 
     Ctrl-C reaches every process of the terminal's group; the workers ignore it and
     the parent stops them (so a single clean message is printed, and no worker dies
-    in the middle of a write it cannot clean up).
+    in the middle of a write it cannot clean up). Each worker is a process of the
+    survey's own, so it keeps freed memory for the next layer as the survey command
+    does (:func:`qkforms.allocator.keep_freed_memory`).
     """
+    from qkforms.allocator import keep_freed_memory
+
+    keep_freed_memory()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent(parent)
 
