@@ -72,3 +72,44 @@ def test_cli_sets_the_policy_only_for_its_own_survey_process(
     with pytest.raises(SystemExit):
         cli.main(["survey", "--help"])  # called with argv (a host program, a test): not
     assert calls == [1]
+
+
+def test_survey_workers_set_the_policy(monkeypatch: pytest.MonkeyPatch) -> None:
+    import signal
+
+    import qkforms.allocator as allocator
+    from qkforms.survey import parallel
+
+    calls: list[str] = []
+    monkeypatch.setattr(allocator, "keep_freed_memory", lambda: calls.append("policy") or True)
+    monkeypatch.setattr(parallel, "die_with_parent", lambda pid: calls.append("parent"))
+    monkeypatch.setattr(signal, "signal", lambda *a: calls.append("sigint"))
+    parallel._worker_init(os.getpid())
+    assert calls == ["policy", "sigint", "parent"]
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="malloc_trim is glibc's")
+def test_release_freed_memory_returns_free_pages() -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "python") + os.pathsep
+           + os.environ.get("PYTHONPATH", "")}
+    script = """
+import json, resource, sys
+import numpy as np
+from qkforms.allocator import keep_freed_memory, release_freed_memory
+
+def rss_kib():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4
+keep_freed_memory()
+a = np.ones(16 * 2**20)          # 128 MiB from the one heap
+held = rss_kib()
+del a
+kept = rss_kib()                   # still resident: kept for reuse
+release_freed_memory()
+print(json.dumps({"held": held, "kept": kept, "released": rss_kib()}))
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env=env, check=True).stdout
+    got = json.loads(out)
+    assert got["kept"] > got["held"] - 16 * 1024, got  # the 128 MiB stayed resident
+    assert got["released"] < got["kept"] - 100 * 1024, got  # and went back to the kernel

@@ -22,6 +22,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from qkforms.allocator import release_freed_memory
 from qkforms.errors import QKFormsError
 from qkforms.survey.manifest import ModelRun
 from qkforms.survey.options import SurveyOptions, parse_layers
@@ -104,6 +105,7 @@ def survey(
             for model, src, key, label, layers in zip(models, srcs, keys, labels, selections,
                                                       strict=True):
                 runs.append(survey_model(model, src, key, label, opts, layers, lock=lock))
+                release_freed_memory()  # the next model may be smaller (qkforms.allocator)
         except BaseException:
             discard_factor_streams(runs)  # the earlier models' unfinished factors files
             raise
