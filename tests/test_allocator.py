@@ -93,7 +93,7 @@ def test_release_freed_memory_returns_free_pages() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "python") + os.pathsep
            + os.environ.get("PYTHONPATH", "")}
     script = """
-import json, resource, sys
+import json
 import numpy as np
 from qkforms.allocator import keep_freed_memory, release_freed_memory
 
